@@ -1,0 +1,218 @@
+"""The bot's mailbox, read over IMAP with imapclient.
+
+Messages are fetched with ``BODY.PEEK[]`` (nothing is marked read), each
+tagged with its folder, UIDVALIDITY and UID, and moved to the done folder
+only after the caller has committed what it did with them (design.md,
+invariant 1). The received time of a message is its INTERNALDATE.
+
+>>> Fetched("INBOX", 7, 42, b"", datetime.datetime(2026, 3, 5, tzinfo=datetime.UTC)).key
+('INBOX', 7, 42)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import logging
+import socket
+import ssl
+import time
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from imapclient import IMAPClient
+from imapclient.exceptions import IMAPClientError
+
+log = logging.getLogger(__name__)
+
+#: How many messages one FETCH asks for at once.
+BATCH = 50
+
+
+class ImapSettings(Protocol):
+    """The ``imap:`` section of the configuration."""
+
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def security(self) -> str: ...
+    @property
+    def username(self) -> str: ...
+    @property
+    def password(self) -> str: ...
+    @property
+    def folder(self) -> str: ...
+    @property
+    def done_folder(self) -> str: ...
+    @property
+    def quarantine_folder(self) -> str: ...
+
+
+class MailboxError(RuntimeError):
+    """The IMAP server could not be reached or refused a command."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Fetched:
+    """One message as fetched: where it lies, its bytes and its arrival time."""
+
+    folder: str
+    uidvalidity: int
+    uid: int
+    raw: bytes = dataclasses.field(repr=False)
+    internaldate: datetime.datetime
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        """The message's place in the mailbox: (folder, UIDVALIDITY, UID)."""
+        return (self.folder, self.uidvalidity, self.uid)
+
+
+def _aware_utc(value: Any) -> datetime.datetime:
+    if not isinstance(value, datetime.datetime):
+        raise MailboxError(f"the server sent no INTERNALDATE ({value!r})")
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=datetime.UTC)
+    aware: datetime.datetime = value.astimezone(datetime.UTC)
+    return aware
+
+
+class Mailbox:
+    """A connection to the bot's IMAP account.
+
+    Use as a context manager; every method may raise :class:`MailboxError`.
+    """
+
+    def __init__(self, settings: ImapSettings, *, timeout: float = 30.0) -> None:
+        self.settings = settings
+        self.timeout = timeout
+        self._client: IMAPClient | None = None
+        self.uidvalidity = 0
+        self.capabilities: frozenset[bytes] = frozenset()
+
+    # connection -----------------------------------------------------------
+
+    def __enter__(self) -> Mailbox:
+        self.connect()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def client(self) -> IMAPClient:
+        if self._client is None:
+            raise MailboxError("not connected")
+        return self._client
+
+    def connect(self) -> None:
+        """Log in, make sure the folders exist and select the inbox folder."""
+        s = self.settings
+        try:
+            context = ssl.create_default_context()
+            client = IMAPClient(
+                s.host, port=s.port, ssl=s.security == "ssl", ssl_context=context,
+                timeout=self.timeout,
+            )
+            if s.security == "starttls":
+                client.starttls(context)
+            client.normalise_times = False
+            client.login(s.username, s.password)
+            existing = {name for _flags, _delim, name in client.list_folders()}
+            for folder in (s.done_folder, s.quarantine_folder):
+                if folder not in existing:
+                    client.create_folder(folder)
+            self.capabilities = frozenset(client.capabilities())
+            selected = client.select_folder(s.folder)
+            self.uidvalidity = int(selected[b"UIDVALIDITY"])
+        except (IMAPClientError, OSError, socket.error) as exc:
+            raise MailboxError(f"IMAP {s.host}:{s.port}: {exc}") from exc
+        self._client = client
+
+    def close(self) -> None:
+        """Log out; never raises."""
+        client, self._client = self._client, None
+        if client is None:
+            return
+        try:
+            client.logout()
+        except Exception:  # noqa: BLE001 - the connection may already be gone
+            try:
+                client.shutdown()
+            except Exception:  # noqa: BLE001
+                log.debug("IMAP shutdown failed", exc_info=True)
+
+    # reading --------------------------------------------------------------
+
+    def pending_uids(self) -> list[int]:
+        """UIDs of the messages waiting in the inbox folder, oldest first."""
+        try:
+            return sorted(int(u) for u in self.client.search(["UNDELETED"]))
+        except (IMAPClientError, OSError) as exc:
+            raise MailboxError(f"IMAP SEARCH: {exc}") from exc
+
+    def fetch(self, uids: list[int]) -> Iterator[Fetched]:
+        """The messages ``uids`` (BODY.PEEK[] and INTERNALDATE), in batches."""
+        folder = self.settings.folder
+        for start in range(0, len(uids), BATCH):
+            chunk = uids[start : start + BATCH]
+            try:
+                data = self.client.fetch(chunk, ["BODY.PEEK[]", "INTERNALDATE"])
+            except (IMAPClientError, OSError) as exc:
+                raise MailboxError(f"IMAP FETCH: {exc}") from exc
+            for uid in chunk:
+                item = data.get(uid)
+                if item is None:  # expunged meanwhile by another client
+                    continue
+                raw = item.get(b"BODY[]") or b""
+                yield Fetched(
+                    folder, self.uidvalidity, uid, bytes(raw), _aware_utc(item.get(b"INTERNALDATE"))
+                )
+
+    # filing ---------------------------------------------------------------
+
+    def file_done(self, uid: int) -> None:
+        """Move a handled message to the done folder."""
+        self._move(uid, self.settings.done_folder)
+
+    def file_quarantine(self, uid: int) -> None:
+        """Move a message that failed three times to the quarantine folder."""
+        self._move(uid, self.settings.quarantine_folder)
+
+    def _move(self, uid: int, folder: str) -> None:
+        try:
+            if b"MOVE" in self.capabilities:
+                self.client.move([uid], folder)
+            else:
+                self.client.copy([uid], folder)
+                self.client.delete_messages([uid])
+                if b"UIDPLUS" in self.capabilities:
+                    self.client.uid_expunge([uid])
+                else:
+                    self.client.expunge()
+        except (IMAPClientError, OSError) as exc:
+            raise MailboxError(f"IMAP move to {folder}: {exc}") from exc
+
+    # waiting --------------------------------------------------------------
+
+    def wait(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for new mail; True if the server said some came.
+
+        Uses IDLE where the server has it (the caller re-issues it every few
+        minutes by calling again), else sleeps and polls.
+        """
+        if b"IDLE" not in self.capabilities:
+            time.sleep(seconds)
+            return True
+        client = self.client
+        try:
+            client.idle()
+            try:
+                responses = client.idle_check(timeout=seconds)
+            finally:
+                client.idle_done()
+        except (IMAPClientError, OSError) as exc:
+            raise MailboxError(f"IMAP IDLE: {exc}") from exc
+        return any(len(r) > 1 and r[1] in (b"EXISTS", b"RECENT") for r in responses)

@@ -1,0 +1,205 @@
+"""What a message asks for, besides a move: the words of CONTRACT.md.
+
+A line that starts with one of the words (any case, English, Bulgarian or
+Russian) is a command; a word may also follow a move on its line
+(``23. Дd1-d4 draw``). The move itself is read by :mod:`mailbot.referee`.
+
+>>> words = read_words("23. Дd1-d4 реми")
+>>> [w.word for w in words.commands]
+[<Word.DRAW: 'draw'>]
+>>> read_words("leave 1.6.2026 30.6.2026").leave
+(datetime.date(2026, 6, 1), datetime.date(2026, 6, 30))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+import re
+
+from mailbot.leave import parse_date
+
+
+class Word(enum.Enum):
+    """A command word of CONTRACT.md ("Words in mail")."""
+
+    DRAW = "draw"
+    ACCEPT = "accept"
+    DECLINE = "decline"
+    RESIGN = "resign"
+    CLAIM = "claim"
+    LEAVE = "leave"
+    DELAY = "delay"
+    STATUS = "status"
+    HELP = "help"
+    CONFIRM = "confirm"
+    REJECT = "reject"
+
+
+#: The words in each language, as the ``help`` answer lists them. The first
+#: spelling of each language is the one shown; the others are accepted too.
+VOCABULARY: dict[Word, dict[str, tuple[str, ...]]] = {
+    Word.DRAW: {
+        "en": ("draw", "offer draw", "draw offer", "i offer a draw"),
+        "bg": ("реми", "предлагам реми"),
+        "ru": ("ничья", "ничью", "предлагаю ничью"),
+    },
+    Word.ACCEPT: {
+        "en": ("accept", "draw accepted", "i accept"),
+        "bg": ("приемам", "приемам реми"),
+        "ru": ("принимаю", "принимаю ничью", "согласен на ничью"),
+    },
+    Word.DECLINE: {
+        "en": ("decline",),
+        "bg": ("отказвам",),
+        "ru": ("отклоняю",),
+    },
+    Word.RESIGN: {
+        "en": ("resign", "i resign", "resigns"),
+        "bg": ("предавам", "предавам се"),
+        "ru": ("сдаюсь", "сдаю партию"),
+    },
+    Word.CLAIM: {
+        "en": ("claim",),
+        "bg": ("претендирам",),
+        "ru": ("требую",),
+    },
+    Word.LEAVE: {
+        "en": ("leave",),
+        "bg": ("отпуск",),
+        "ru": ("отпуск",),
+    },
+    Word.DELAY: {
+        "en": ("delay",),
+        "bg": ("забавяне",),
+        "ru": ("задержка",),
+    },
+    Word.STATUS: {
+        "en": ("status",),
+        "bg": ("статус", "състояние"),
+        "ru": ("статус", "состояние"),
+    },
+    Word.HELP: {
+        "en": ("help",),
+        "bg": ("помощ",),
+        "ru": ("помощь",),
+    },
+    Word.CONFIRM: {
+        "en": ("confirm", "confirmed"),
+        "bg": ("потвърждавам",),
+        "ru": ("подтверждаю",),
+    },
+    Word.REJECT: {
+        "en": ("reject", "rejected"),
+        "bg": ("отхвърлям",),
+        "ru": ("отвергаю",),
+    },
+}
+
+_SPELLINGS: list[tuple[str, Word]] = sorted(
+    ((s, w) for w, langs in VOCABULARY.items() for ss in langs.values() for s in ss),
+    key=lambda item: -len(item[0]),
+)
+
+_DATE = r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}\.\d{1,2}\.\d{4}"
+_LEAVE_DATES = re.compile(rf"({_DATE})\s*(?:-|–|—|to|до|по)?\s*({_DATE})", re.IGNORECASE)
+
+
+class LeaveDatesError(ValueError):
+    """A ``leave`` line whose dates cannot be read."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Command:
+    """One command word found in a message, with the rest of its line."""
+
+    word: Word
+    line: str
+    rest: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Words:
+    """The commands of one message.
+
+    ``leave`` holds the dates of a ``leave`` command, ``leave_error`` why they
+    could not be read.
+    """
+
+    commands: tuple[Command, ...]
+    leave: tuple[datetime.date, datetime.date] | None = None
+    leave_error: str | None = None
+
+    def has(self, word: Word) -> bool:
+        """Whether the message carries ``word``.
+
+        >>> read_words("resign").has(Word.RESIGN)
+        True
+        """
+        return any(c.word is word for c in self.commands)
+
+    def get(self, word: Word) -> Command | None:
+        """The first command ``word`` of the message, if any."""
+        return next((c for c in self.commands if c.word is word), None)
+
+
+def _match_word(text: str) -> tuple[Word, str] | None:
+    low = text.casefold()
+    for spelling, word in _SPELLINGS:
+        if low.startswith(spelling):
+            after = low[len(spelling) : len(spelling) + 1]
+            if after == "" or not (after.isalnum() or after == "_"):
+                return word, text[len(spelling) :].strip(" \t.,;:!-–—")
+    return None
+
+
+def read_words(body: str) -> Words:
+    """Find the command words in ``body`` (the new text of a message).
+
+    >>> read_words("Good morning!\\n12. e2-e4 draw\\nRegards").commands[0].word
+    <Word.DRAW: 'draw'>
+    >>> read_words("I will take my leave soon").commands
+    ()
+    """
+    found: list[Command] = []
+    for raw_line in body.splitlines():
+        line = raw_line.strip()
+        if not line:
+            continue
+        hit = _match_word(line)
+        if hit is None:
+            # a word after a move on the same line: "23. Дd1-d4 draw"
+            last = re.split(r"[\s;,]+", line.rstrip(" .!;,"))
+            if len(last) >= 2:
+                hit = _match_word(last[-1])
+                if hit is not None and hit[1]:
+                    hit = None
+        if hit is not None:
+            word, rest = hit
+            if word is Word.LEAVE and not _LEAVE_DATES.search(rest) and rest:
+                # "leave" as an ordinary English word, not a leave request
+                continue
+            found.append(Command(word, line, rest))
+    leave: tuple[datetime.date, datetime.date] | None = None
+    error: str | None = None
+    command = next((c for c in found if c.word is Word.LEAVE), None)
+    if command is not None:
+        match = _LEAVE_DATES.search(command.rest)
+        if match is None:
+            error = "give the first and the last day, e.g. leave 2026-06-01 2026-06-30"
+        else:
+            try:
+                leave = (parse_date(match.group(1)), parse_date(match.group(2)))
+            except ValueError as exc:
+                error = str(exc)
+    return Words(tuple(found), leave, error)
+
+
+def help_words(language: str) -> list[tuple[Word, tuple[str, ...]]]:
+    """The words and their spellings in ``language``, for the ``help`` answer.
+
+    >>> help_words("bg")[0]
+    (<Word.DRAW: 'draw'>, ('реми', 'предлагам реми'))
+    """
+    return [(w, langs.get(language, langs["en"])) for w, langs in VOCABULARY.items()]
