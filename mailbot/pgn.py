@@ -1,0 +1,352 @@
+"""PGN export of correspondence games, for Scid, ChessBase and the TD (art. 51;
+003 part 1 art. 12a).
+
+The output follows the PGN standard: the seven-tag roster first (Event, Site,
+Date, Round, White, Black, Result), dates as ``YYYY.MM.DD``, movetext in SAN
+no wider than 79 columns, the result token at the end. The correspondence
+record travels in standard places:
+
+- after each move, a comment with the date the move was sent as the
+  ``[%ccsnt YYYY.MM.DD]`` command (ChessBase's "correspondence sent",
+  also read by Scid and written by correspondence servers), then the
+  receipt date as counted, the days the move took, and any penalty:
+  ``{ [%ccsnt 2026.03.15] received 2026.03.12; 3 days }``;
+- tags ``Mode "EM"`` (e-mail, PGN standard 9.5), ``EventDate``,
+  ``PlyCount``, ``Termination`` (the standard's values), and the
+  non-standard ``CorrespondenceTime``, ``WhiteDays`` and ``BlackDays``
+  (days used, penalties included). The standard ``TimeControl`` tag counts
+  seconds and cannot say "50 days per 10 moves", so it is left out.
+
+E-mail addresses are never exported.
+
+>>> import datetime
+>>> record = GameRecord(
+...     event="National e-mail championship",
+...     site="BG-2026-E1",
+...     round="1",
+...     white="Ivanov, Ivan",
+...     black="Petrov, Petar",
+...     start=datetime.date(2026, 3, 1),
+...     moves=[
+...         MoveRecord(chess.Move.from_uci("e2e4"), None, datetime.date(2026, 3, 5), 4),
+...         MoveRecord(
+...             chess.Move.from_uci("c7c5"), datetime.date(2026, 3, 6),
+...             datetime.date(2026, 3, 9), 3,
+...         ),
+...     ],
+...     result="*",
+... )
+>>> print(export(record))
+[Event "National e-mail championship"]
+[Site "BG-2026-E1"]
+[Date "2026.03.01"]
+[Round "1"]
+[White "Ivanov, Ivan"]
+[Black "Petrov, Petar"]
+[Result "*"]
+[EventDate "2026.03.01"]
+[Mode "EM"]
+[WhiteDays "0"]
+[BlackDays "0"]
+[PlyCount "2"]
+[Termination "unterminated"]
+<BLANKLINE>
+1. e4 { [%ccsnt 2026.03.05] 4 days } 1... c5 { [%ccsnt 2026.03.09]
+received 2026.03.06; 3 days } *
+<BLANKLINE>
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+import chess
+import chess.pgn
+
+from mailbot.game import RESULTS, Termination
+
+
+class PgnExportError(ValueError):
+    """A game record that cannot be written as PGN: an illegal move, a
+    result that is not a PGN result, a tag that would clash or leak an
+    e-mail address."""
+
+
+#: The PGN standard's Termination values (section 9.8.1) for each way a game ends.
+TERMINATION_TAGS: Mapping[Termination, str] = {
+    Termination.CHECKMATE: "normal",
+    Termination.STALEMATE: "normal",
+    Termination.INSUFFICIENT_MATERIAL: "normal",
+    Termination.RESIGNATION: "normal",
+    Termination.DRAW_AGREED: "normal",
+    Termination.THREEFOLD_REPETITION: "normal",
+    Termination.FIFTY_MOVES: "normal",
+    Termination.TABLEBASE: "adjudication",
+    Termination.TIME_FORFEIT: "time forfeit",
+    Termination.SILENCE: "time forfeit",
+    Termination.ADJUDICATION: "adjudication",
+    Termination.WITHDRAWAL: "abandoned",
+    Termination.FORFEIT: "rules infraction",
+    Termination.ANNULLED: "abandoned",
+}
+
+_ENDINGS: Mapping[Termination, str] = {
+    Termination.CHECKMATE: "checkmate",
+    Termination.STALEMATE: "stalemate",
+    Termination.INSUFFICIENT_MATERIAL: "insufficient material",
+    Termination.RESIGNATION: "resignation",
+    Termination.DRAW_AGREED: "draw agreed",
+    Termination.THREEFOLD_REPETITION: "threefold repetition",
+    Termination.FIFTY_MOVES: "fifty-move rule",
+    Termination.TABLEBASE: "tablebase decision",
+    Termination.TIME_FORFEIT: "time limit overstepped",
+    Termination.SILENCE: "no move for 40 days",
+    Termination.ADJUDICATION: "adjudication",
+    Termination.WITHDRAWAL: "withdrawal",
+    Termination.FORFEIT: "forfeit by the tournament director",
+    Termination.ANNULLED: "annulled",
+}
+
+_EMAIL = re.compile(r"[^\s@<>\"]+@[^\s@<>\"]+\.[A-Za-z]{2,}")
+_TAG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#=:-]*\Z")
+_ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
+
+
+@dataclasses.dataclass(frozen=True)
+class PenaltyNote:
+    """Days added to a player's time, recorded with the move they belong to.
+
+    ``player`` is the penalised colour; None means the player who made the move.
+    """
+
+    days: int
+    reason: str
+    player: chess.Color | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveRecord:
+    """One move with its correspondence dates.
+
+    - ``received_on``: the receipt date as counted by the profile (for the
+      Bulgarian profiles the day after the actual receipt, art. 8 D); None
+      for White's first move, which counts from the tournament start.
+    - ``sent_on``: the date the move arrived at the bot; a
+      :class:`datetime.datetime` (local time) adds the time of day, as
+      server play needs.
+    - ``days``: the days charged for this move, penalties excluded.
+    - ``automatic``: played from a conditional line (0 days, art. 32).
+    """
+
+    move: chess.Move
+    received_on: datetime.date | None
+    sent_on: datetime.date
+    days: int
+    automatic: bool = False
+    penalties: tuple[PenaltyNote, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class GameRecord:
+    """Everything the PGN of one game shows.
+
+    ``start`` is the game's start (the tournament start, art. 24); it fills
+    both ``Date`` and ``EventDate``. ``reason`` is the sentence written
+    after the last move (for instance a :class:`mailbot.game.GameEnd`
+    reason); without it the termination is named. ``days_per_control`` and
+    ``moves_per_control`` fill ``CorrespondenceTime``. ``extra_tags`` come
+    last and may not replace the tags written here.
+    """
+
+    event: str
+    site: str
+    round: str
+    white: str
+    black: str
+    start: datetime.date
+    moves: Sequence[MoveRecord]
+    result: str
+    termination: Termination | None = None
+    white_days: int = 0
+    black_days: int = 0
+    extra_tags: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    reason: str | None = None
+    mode: str = "EM"
+    days_per_control: int | None = None
+    moves_per_control: int = 10
+
+
+def pgn_date(day: datetime.date) -> str:
+    """A date in the PGN form.
+
+    >>> pgn_date(datetime.date(2026, 3, 1))
+    '2026.03.01'
+    """
+    return f"{day.year:04d}.{day.month:02d}.{day.day:02d}"
+
+
+def _stamp(moment: datetime.date) -> str:
+    if isinstance(moment, datetime.datetime):
+        return f"{pgn_date(moment)},{moment.hour:02d}:{moment.minute:02d}"
+    return pgn_date(moment)
+
+
+def _days(n: int) -> str:
+    return f"{n} day" if abs(n) == 1 else f"{n} days"
+
+
+def move_comment(record: MoveRecord, mover: chess.Color) -> str:
+    """The comment written after a move.
+
+    >>> note = PenaltyNote(5, "impossible move")
+    >>> rec = MoveRecord(
+    ...     chess.Move.from_uci("g1f3"), datetime.date(2026, 3, 12), datetime.date(2026, 3, 15), 3,
+    ...     penalties=(note,),
+    ... )
+    >>> move_comment(rec, chess.WHITE)
+    '[%ccsnt 2026.03.15] received 2026.03.12; 3 days; +5 days: impossible move'
+    """
+    parts = []
+    if record.received_on is not None:
+        parts.append(f"received {_stamp(record.received_on)}")
+    if record.automatic:
+        parts.append("conditional move")
+    parts.append(_days(record.days))
+    for note in record.penalties:
+        whom = ""
+        if note.player is not None and note.player != mover:
+            whom = " for White" if note.player == chess.WHITE else " for Black"
+        parts.append(f"+{_days(note.days)}{whom}: {_clean(note.reason)}")
+    return f"[%ccsnt {_stamp(record.sent_on)}] " + "; ".join(parts)
+
+
+def _clean(text: str) -> str:
+    """Text safe inside a PGN comment: one line, no closing brace."""
+    return " ".join(text.replace("}", ")").replace("{", "(").split())
+
+
+def _tag_value(name: str, value: str) -> str:
+    if _EMAIL.search(value):
+        raise PgnExportError(f"tag {name} would reveal an e-mail address")
+    return " ".join(value.split())
+
+
+def _ending(record: GameRecord) -> str | None:
+    if record.reason:
+        return _clean(record.reason)
+    if record.termination is None:
+        return None
+    return f"{record.result} ({_ENDINGS[record.termination]})"
+
+
+def _headers(record: GameRecord, plies: int) -> dict[str, str]:
+    headers = {
+        "Event": record.event or "?",
+        "Site": record.site or "?",
+        "Date": pgn_date(record.start),
+        "Round": record.round or "?",
+        "White": record.white or "?",
+        "Black": record.black or "?",
+        "Result": record.result,
+        "EventDate": pgn_date(record.start),
+        "Mode": record.mode,
+    }
+    if record.days_per_control is not None:
+        headers["CorrespondenceTime"] = (
+            f"{record.days_per_control} days/{record.moves_per_control} moves"
+        )
+    headers["WhiteDays"] = str(record.white_days)
+    headers["BlackDays"] = str(record.black_days)
+    headers["PlyCount"] = str(plies)
+    if record.termination is not None:
+        headers["Termination"] = TERMINATION_TAGS[record.termination]
+    elif record.result == "*":
+        headers["Termination"] = "unterminated"
+    for name, value in record.extra_tags.items():
+        if name in headers:
+            raise PgnExportError(f"tag {name} is written by the exporter and cannot be replaced")
+        if not _TAG_NAME.match(name):
+            raise PgnExportError(f"{name!r} is not a PGN tag name")
+        headers[name] = value
+    return {name: _tag_value(name, value) for name, value in headers.items()}
+
+
+def build_game(record: GameRecord) -> chess.pgn.Game:
+    """The record as a :class:`chess.pgn.Game` (moves checked for legality).
+
+    >>> rec = GameRecord("?", "?", "?", "A", "B", datetime.date(2026, 1, 1), [], "*")
+    >>> build_game(rec).headers["Result"]
+    '*'
+    """
+    if record.result not in RESULTS:
+        raise PgnExportError(f"result {record.result!r} is not a PGN result")
+    pgn = chess.pgn.Game()
+    node: chess.pgn.GameNode = pgn
+    board = chess.Board()
+    for number, entry in enumerate(record.moves, start=1):
+        if not board.is_legal(entry.move):
+            raise PgnExportError(f"half-move {number} ({entry.move.uci()}) is not legal")
+        mover = board.turn
+        node = node.add_main_variation(entry.move, comment=move_comment(entry, mover))
+        board.push(entry.move)
+    ending = _ending(record)
+    if ending:
+        if node is pgn:
+            pgn.comment = ending
+        else:
+            node.comment = f"{node.comment}; {ending}" if node.comment else ending
+    pgn.headers.clear()
+    for name, value in _headers(record, len(record.moves)).items():
+        pgn.headers[name] = value
+    return pgn
+
+
+class _Exporter(chess.pgn.StringExporter):
+    """python-chess's exporter, with escaped tag values and comments wrapped
+    like movetext, so no line runs past the column limit."""
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        escaped = tagvalue.replace("\\", "\\\\").replace('"', '\\"')
+        super().visit_header(tagname, escaped)
+
+    def visit_comment(self, comment: str) -> None:
+        if self.comments and (self.variations or not self.variation_depth):
+            self.write_token("{ ")
+            for token in _comment_tokens(comment.replace("}", "")):
+                self.write_token(token + " ")
+            self.write_token("} ")
+            self.force_movenumber = True
+
+
+def _comment_tokens(comment: str) -> list[str]:
+    """Words of a comment, keeping together what reads as one: a ``[%command]``,
+    a number and its unit (``3 days``), a word and the date after it."""
+    tokens: list[str] = []
+    for part in re.findall(r"\[%[^\]]*\]|\S+", comment):
+        glue = tokens and not tokens[-1].startswith("[%")
+        if glue and (part[0].isdigit() or re.fullmatch(r"[+-]?\d+", tokens[-1])):
+            tokens[-1] += " " + part
+        else:
+            tokens.append(part)
+    return tokens
+
+
+def export(record: GameRecord) -> str:
+    """The PGN text of one game, ending with a newline.
+
+    Write it as UTF-8: names in Cyrillic stay as they are.
+    """
+    return build_game(record).accept(_Exporter(columns=80)) + "\n"
+
+
+def export_many(records: Iterable[GameRecord]) -> str:
+    """The PGN of several games (a whole tournament), a blank line between games.
+
+    >>> rec = GameRecord("?", "?", "?", "A", "B", datetime.date(2026, 1, 1), [], "*")
+    >>> export_many([rec, rec]).count("[Event ")
+    2
+    """
+    return "\n".join(export(record) for record in records)

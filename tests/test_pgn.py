@@ -1,0 +1,272 @@
+"""PGN export: standard enough for Scid and ChessBase, with the correspondence record."""
+
+from __future__ import annotations
+
+import datetime
+import io
+import re
+
+import chess
+import chess.pgn
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mailbot.game import Termination
+from mailbot.pgn import (
+    GameRecord,
+    MoveRecord,
+    PenaltyNote,
+    PgnExportError,
+    export,
+    export_many,
+)
+
+# Everitt - Wang, ICCF 1997 (NAPZ/MPP final): a real correspondence game, 54 moves.
+EVERITT_WANG = """
+1. d4 Nf6 2. c4 c5 3. d5 b5 4. cxb5 a6 5. e3 axb5 6. Bxb5 Qa5+ 7. Nc3 Bb7 8.
+Nge2 Bxd5 9. O-O Bc6 10. a4 e6 11. Ng3 d5 12. Bd2 Qd8 13. e4 d4 14. Bxc6+ Nxc6
+15. Nb5 Be7 16. Qc2 O-O 17. Rfc1 Qb6 18. Na3 Nd7 19. Nc4 Qa6 20. a5 Nde5 21.
+Nb6 Ra7 22. b3 Qb5 23. Nc4 Rfa8 24. Rcb1 Bd8 25. Ra4 Nd7 26. Na3 Qb7 27. b4
+cxb4 28. Bxb4 Qa6 29. Bd2 Rc8 30. Qc4 d3 31. Qxa6 Rxa6 32. Nc4 Nc5 33. Ra3 Be7
+34. e5 Nd4 35. f3 Ncb3 36. Raxb3 Nxb3 37. Rxb3 Rxc4 38. Rb8+ Bf8 39. Ne4 Rac6
+40. Rd8 Rc2 41. h3 Rc8 42. Rxd3 Ra2 43. Kh2 h6 44. Rd7 g5 45. Nf6+ Kg7 46. h4
+Rcc2 47. Ne4 gxh4 48. Kh3 Kg6 49. Rd3 Be7 50. Rd4 Bg5 51. f4 Be7 52. Rd3 Kf5
+53. Rd4 Bc5 54. Nxc5 Rxd2 0-1
+"""
+
+START = datetime.date(1997, 3, 1)
+
+
+def moves_of(movetext: str) -> list[chess.Move]:
+    parsed = chess.pgn.read_game(io.StringIO(movetext))
+    assert parsed is not None
+    return list(parsed.mainline_moves())
+
+
+def timed(moves: list[chess.Move], start: datetime.date = START) -> list[MoveRecord]:
+    """Moves with dates: ply n is sent n * 3 + (n % 5) days after the start."""
+    records = []
+    previous = start
+    for ply, move in enumerate(moves):
+        sent = start + datetime.timedelta(days=3 * (ply + 1) + (ply % 5))
+        received = None if ply == 0 else previous + datetime.timedelta(days=1)
+        days = (sent - (received or start)).days
+        records.append(MoveRecord(move, received, sent, days))
+        previous = sent
+    return records
+
+
+def record(moves: list[MoveRecord], **changes: object) -> GameRecord:
+    fields: dict[str, object] = {
+        "event": "NAPZ/MPP final",
+        "site": "ICCF",
+        "round": "1",
+        "white": "Everitt, Gordon T.",
+        "black": "Wang, Mong Lin",
+        "start": START,
+        "moves": moves,
+        "result": "0-1",
+        "termination": Termination.RESIGNATION,
+        "white_days": 201,
+        "black_days": 187,
+        "days_per_control": 30,
+    }
+    fields.update(changes)
+    return GameRecord(**fields)  # type: ignore[arg-type]
+
+
+def read(text: str) -> chess.pgn.Game:
+    game = chess.pgn.read_game(io.StringIO(text))
+    assert game is not None
+    assert game.errors == []
+    return game
+
+
+def test_a_real_game_round_trips() -> None:
+    moves = moves_of(EVERITT_WANG)
+    assert len(moves) == 108
+    records = timed(moves)
+    text = export(record(records))
+
+    game = read(text)
+    assert list(game.mainline_moves()) == moves
+    assert dict(game.headers) == {
+        "Event": "NAPZ/MPP final",
+        "Site": "ICCF",
+        "Date": "1997.03.01",
+        "Round": "1",
+        "White": "Everitt, Gordon T.",
+        "Black": "Wang, Mong Lin",
+        "Result": "0-1",
+        "EventDate": "1997.03.01",
+        "Mode": "EM",
+        "CorrespondenceTime": "30 days/10 moves",
+        "WhiteDays": "201",
+        "BlackDays": "187",
+        "PlyCount": "108",
+        "Termination": "normal",
+    }
+    assert text.rstrip().endswith("0-1")
+
+
+def test_each_move_carries_its_dates_and_days() -> None:
+    records = timed(moves_of(EVERITT_WANG))
+    game = read(export(record(records)))
+    for node, rec in zip(game.mainline(), records, strict=True):
+        comment = " ".join(node.comment.split())  # a comment may wrap across lines
+        sent = rec.sent_on.strftime("%Y.%m.%d")
+        assert comment.startswith(f"[%ccsnt {sent}]")
+        assert f"{rec.days} day" in comment
+        if rec.received_on is not None:
+            assert f"received {rec.received_on.strftime('%Y.%m.%d')}" in comment
+
+
+def test_the_last_comment_says_how_the_game_ended() -> None:
+    records = timed(moves_of(EVERITT_WANG))
+    game = read(export(record(records, reason="White resigns")))
+    assert " ".join(game.end().comment.split()).endswith("; White resigns")
+
+
+def test_seven_tag_roster_comes_first_in_order() -> None:
+    text = export(record(timed(moves_of(EVERITT_WANG))))
+    names = re.findall(r"^\[(\w+) ", text, flags=re.MULTILINE)
+    assert names[:7] == ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+
+
+def test_no_line_is_wider_than_80_columns() -> None:
+    penalties = (
+        PenaltyNote(5, "impossible move: the knight on g1 cannot reach e3"),
+        PenaltyNote(5, "unfounded complaint about an impossible move", chess.WHITE),
+    )
+    records = [
+        MoveRecord(r.move, r.received_on, r.sent_on, r.days, penalties=penalties if i % 7 else ())
+        for i, r in enumerate(timed(moves_of(EVERITT_WANG)))
+    ]
+    text = export(record(records))
+    assert max(len(line) for line in text.splitlines()) <= 80
+    # A [%ccsnt] command is never split across lines.
+    assert len(re.findall(r"\[%ccsnt \d{4}\.\d\d\.\d\d\]", text)) == len(records)
+    black_first = read(text).next().next()  # type: ignore[union-attr]
+    assert black_first is not None
+    comment = " ".join(black_first.comment.split())
+    assert "+5 days: impossible move: the knight on g1 cannot reach e3" in comment
+    assert "+5 days for White: unfounded complaint" in comment
+
+
+def test_cyrillic_names_round_trip_in_utf8() -> None:
+    moves = timed(moves_of("1. e4 c5 2. Nf3 d6 *"))
+    rec = record(
+        moves,
+        white="Иванов, Иван",
+        black="Петров, Петър",
+        event="Държавно първенство",
+        result="*",
+        termination=None,
+    )
+    data = export(rec).encode("utf-8")
+    game = read(data.decode("utf-8"))
+    assert game.headers["White"] == "Иванов, Иван"
+    assert game.headers["Black"] == "Петров, Петър"
+    assert game.headers["Event"] == "Държавно първенство"
+    assert game.headers["Termination"] == "unterminated"
+    assert len(list(game.mainline_moves())) == 4
+
+
+def test_server_times_and_conditional_moves() -> None:
+    move = chess.Move.from_uci("e2e4")
+    sent = datetime.datetime(2026, 3, 3, 12, 5)
+    rec = record([MoveRecord(move, None, sent, 0, automatic=True)], result="*", termination=None)
+    comment = read(export(rec)).next().comment  # type: ignore[union-attr]
+    assert comment == "[%ccsnt 2026.03.03,12:05] conditional move; 0 days"
+
+
+@pytest.mark.parametrize(
+    ("termination", "result", "tag"),
+    [
+        (Termination.CHECKMATE, "1-0", "normal"),
+        (Termination.TIME_FORFEIT, "0-1", "time forfeit"),
+        (Termination.SILENCE, "1-0", "time forfeit"),
+        (Termination.ADJUDICATION, "1/2-1/2", "adjudication"),
+        (Termination.FORFEIT, "1-0", "rules infraction"),
+        (Termination.WITHDRAWAL, "0-1", "abandoned"),
+    ],
+)
+def test_termination_uses_the_standards_words(
+    termination: Termination, result: str, tag: str
+) -> None:
+    rec = record(timed(moves_of("1. e4 e5 *")), result=result, termination=termination)
+    game = read(export(rec))
+    assert game.headers["Termination"] == tag
+    assert game.headers["Result"] == result
+
+
+def test_a_game_forfeited_before_any_move() -> None:
+    rec = record([], result="1-0", termination=Termination.SILENCE, reason="Black sent no move")
+    text = export(rec)
+    game = read(text)
+    assert game.comment == "Black sent no move"
+    assert game.headers["PlyCount"] == "0"
+    assert text.rstrip().endswith("1-0")
+
+
+def test_quotes_in_names_are_escaped() -> None:
+    text = export(record([], white='Ivan "Vanya" Ivanov', result="*", termination=None))
+    assert '[White "Ivan \\"Vanya\\" Ivanov"]' in text
+
+
+def test_a_whole_tournament() -> None:
+    first = record(timed(moves_of(EVERITT_WANG)))
+    second = record(timed(moves_of("1. e4 e5 2. Nf3 *")), result="*", termination=None)
+    text = export_many([first, second])
+    assert "0-1\n\n[Event " in text
+    handle = io.StringIO(text)
+    games = [chess.pgn.read_game(handle), chess.pgn.read_game(handle)]
+    assert chess.pgn.read_game(handle) is None
+    assert [g.headers["Result"] for g in games if g is not None] == ["0-1", "*"]
+
+
+def test_an_illegal_move_is_refused() -> None:
+    bad = [MoveRecord(chess.Move.from_uci("e2e5"), None, START, 0)]
+    with pytest.raises(PgnExportError, match="not legal"):
+        export(record(bad))
+
+
+def test_result_must_be_a_pgn_result() -> None:
+    with pytest.raises(PgnExportError):
+        export(record([], result="+/-"))
+
+
+def test_email_addresses_are_never_exported() -> None:
+    with pytest.raises(PgnExportError, match="e-mail"):
+        export(record([], extra_tags={"Annotator": "td@federation.example"}))
+    with pytest.raises(PgnExportError, match="e-mail"):
+        export(record([], white="Ivan Ivanov <ivanov@example.org>"))
+
+
+def test_extra_tags_follow_and_cannot_replace_ours() -> None:
+    text = export(record([], extra_tags={"WhiteTeam": "Sofia", "Board": "3"}))
+    game = read(text)
+    assert list(game.headers)[-2:] == ["WhiteTeam", "Board"]
+    with pytest.raises(PgnExportError, match="cannot be replaced"):
+        export(record([], extra_tags={"Result": "1-0"}))
+    with pytest.raises(PgnExportError, match="not a PGN tag name"):
+        export(record([], extra_tags={"two words": "x"}))
+
+
+@given(choices=st.lists(st.integers(0, 10_000), max_size=80))
+@settings(max_examples=40, deadline=None)
+def test_any_legal_game_round_trips(choices: list[int]) -> None:
+    board = chess.Board()
+    moves: list[chess.Move] = []
+    for choice in choices:
+        legal = list(board.legal_moves)
+        if not legal:
+            break
+        move = legal[choice % len(legal)]
+        moves.append(move)
+        board.push(move)
+    text = export(record(timed(moves), result="*", termination=None))
+    game = read(text)
+    assert list(game.mainline_moves()) == moves
+    assert max(len(line) for line in text.splitlines()) <= 80
