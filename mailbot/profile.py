@@ -32,7 +32,8 @@ class DayCounting(enum.Enum):
 class WithdrawalPolicy(enum.Enum):
     """What happens to the unfinished games of a withdrawn player (rules.md 6)."""
 
-    #: Bulgarian art. 47 A: every unfinished game is lost.
+    #: Bulgarian art. 47 A: without a valid reason every unfinished game is lost;
+    #: with one (art. 48: serious illness, death) the games are adjudicated.
     LOSE_ALL = "lose-all"
     #: ICCF (003 part 1 art. 9): lost without a valid reason; with one,
     #: adjudicated when 25+ moves on average or a game was finished, else annulled.
@@ -86,6 +87,8 @@ class Profile:
     #: Extension allowed only while fewer than this share of games is finished.
     extension_finished_share: float
     withdrawal: WithdrawalPolicy
+    #: ICCF: the 50-move rule yields to a tablebase win (003 part 1 art. 1a, 11b).
+    tablebase_rule: bool
     timezone: str
 
     def with_overrides(self, overrides: Mapping[str, Any], path: str = "rules") -> Profile:
@@ -157,6 +160,7 @@ _BG_EMAIL = Profile(
     extension_max_months=6,
     extension_finished_share=0.91,
     withdrawal=WithdrawalPolicy.LOSE_ALL,
+    tablebase_rule=False,
     timezone="Europe/Sofia",
 )
 
@@ -185,6 +189,7 @@ PROFILES: dict[str, Profile] = {
         silence_report_days=120,
         notice_after_days=14,
         withdrawal=WithdrawalPolicy.ICCF,
+        tablebase_rule=True,
         timezone="UTC",
     ),
     "iccf-server": dataclasses.replace(
@@ -200,6 +205,7 @@ PROFILES: dict[str, Profile] = {
         notice_after_days=40,
         double_after_days=20,
         withdrawal=WithdrawalPolicy.ICCF,
+        tablebase_rule=True,
         timezone="UTC",
     ),
 }
