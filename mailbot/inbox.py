@@ -23,6 +23,8 @@ from typing import Any, Protocol
 from imapclient import IMAPClient
 from imapclient.exceptions import IMAPClientError
 
+from mailbot.postman import security_mode
+
 log = logging.getLogger(__name__)
 
 #: How many messages one FETCH asks for at once.
@@ -37,7 +39,7 @@ class ImapSettings(Protocol):
     @property
     def port(self) -> int: ...
     @property
-    def security(self) -> str: ...
+    def security(self) -> object: ...
     @property
     def username(self) -> str: ...
     @property
@@ -113,10 +115,10 @@ class Mailbox:
         try:
             context = ssl.create_default_context()
             client = IMAPClient(
-                s.host, port=s.port, ssl=s.security == "ssl", ssl_context=context,
+                s.host, port=s.port, ssl=security_mode(s.security) == "ssl", ssl_context=context,
                 timeout=self.timeout,
             )
-            if s.security == "starttls":
+            if security_mode(s.security) == "starttls":
                 client.starttls(context)
             client.normalise_times = False
             client.login(s.username, s.password)

@@ -26,7 +26,7 @@ class SmtpSettings(Protocol):
     @property
     def port(self) -> int: ...
     @property
-    def security(self) -> str: ...
+    def security(self) -> object: ...
     @property
     def username(self) -> str | None: ...
     @property
@@ -41,6 +41,15 @@ class SendError(RuntimeError):
     def __init__(self, message: str, *, permanent: bool = False) -> None:
         super().__init__(message)
         self.permanent = permanent
+
+
+def security_mode(security: object) -> str:
+    """``ssl``, ``starttls`` or ``none``, from the config's enum or a plain string.
+
+    >>> security_mode("starttls")
+    'starttls'
+    """
+    return str(getattr(security, "value", security))
 
 
 def compose_address(sender: str) -> str:
@@ -59,11 +68,11 @@ class Postman:
         s = self.settings
         context = ssl.create_default_context()
         server: smtplib.SMTP
-        if s.security == "ssl":
+        if security_mode(s.security) == "ssl":
             server = smtplib.SMTP_SSL(s.host, s.port, timeout=self.timeout, context=context)
         else:
             server = smtplib.SMTP(s.host, s.port, timeout=self.timeout)
-            if s.security == "starttls":
+            if security_mode(s.security) == "starttls":
                 server.starttls(context=context)
         if s.username and s.password:
             server.login(s.username, s.password)

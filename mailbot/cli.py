@@ -1,0 +1,258 @@
+"""The ``mailbot`` command line.
+
+Exit status: 0 done; 2 bad usage or bad configuration, with a one-line
+message on stderr that says what to fix; 1 anything else, with the error
+logged.
+
+A command is one function registered with :func:`command`; it receives the
+loaded configuration (unless it says it needs none) and the parsed arguments::
+
+    def _status_arguments(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("game", nargs="?", help="INDEX/N")
+
+    @command("status", help="games, whose move, both clocks", arguments=_status_arguments)
+    def status(ctx: Context, args: argparse.Namespace) -> int:
+        ...  # ctx.settings, ctx.now(), print(..., file=ctx.stdout)
+        return 0
+
+Nested commands name every word: ``@command("tournament", "import", ...)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import datetime
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from mailbot import __version__
+from mailbot.config import Config, ConfigError, load_config
+from mailbot.startlist import StartListError, load_start_list
+from mailbot.store import (
+    DuplicateTournamentError,
+    describe_url,
+    import_start_list,
+    make_engine,
+    schema_revision,
+    session_factory,
+    upgrade,
+)
+
+log = logging.getLogger("mailbot")
+
+PROGRAM = "mailbot"
+
+
+class UsageError(Exception):
+    """Bad usage or bad input the user must fix: exit 2 with this one-line message."""
+
+
+@dataclasses.dataclass
+class Context:
+    """What a command works with."""
+
+    #: The configuration file's path as the user gave it (for messages).
+    config_path: Path
+    #: None for commands registered with ``needs_config=False``.
+    config: Config | None
+    stdout: TextIO
+    #: A fixed instant for the whole command (``--now``); None: the wall clock.
+    fixed_now: datetime.datetime | None = None
+
+    @property
+    def settings(self) -> Config:
+        """The configuration (only for commands that need one)."""
+        if self.config is None:
+            raise RuntimeError("this command was registered with needs_config=False")
+        return self.config
+
+    def now(self) -> datetime.datetime:
+        """The bot's clock: ``fixed_now``, else the wall clock (read nowhere below this)."""
+        if self.fixed_now is not None:
+            return self.fixed_now
+        return datetime.datetime.now(datetime.UTC)
+
+
+Runner = Callable[[Context, argparse.Namespace], int]
+Arguments = Callable[[argparse.ArgumentParser], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Command:
+    """One (sub)command: ``words`` is the path, like ``("tournament", "import")``."""
+
+    words: tuple[str, ...]
+    help: str
+    run: Runner
+    arguments: Arguments | None = None
+    needs_config: bool = True
+
+
+COMMANDS: list[Command] = []
+
+
+def command(
+    *words: str, help: str, arguments: Arguments | None = None, needs_config: bool = True
+) -> Callable[[Runner], Runner]:
+    """Register the decorated function as the command ``words``."""
+
+    def register(run: Runner) -> Runner:
+        COMMANDS.append(Command(tuple(words), help, run, arguments, needs_config))
+        return run
+
+    return register
+
+
+@command("init", help="create or upgrade the database (idempotent)")
+def init(ctx: Context, args: argparse.Namespace) -> int:
+    database = ctx.settings.database
+    engine = make_engine(database)
+    try:
+        before = schema_revision(engine)
+        upgrade(engine)
+        after = schema_revision(engine)
+    finally:
+        engine.dispose()
+    if before == after:
+        state = f"up to date at revision {after}"
+    elif before is None:
+        state = f"created at revision {after}"
+    else:
+        state = f"upgraded from revision {before} to {after}"
+    print(f"database {describe_url(database)}: {state}", file=ctx.stdout)
+    return 0
+
+
+def _import_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, help="the start list (YAML)")
+
+
+@command(
+    "tournament",
+    "import",
+    help="create a tournament from a start list",
+    arguments=_import_arguments,
+)
+def tournament_import(ctx: Context, args: argparse.Namespace) -> int:
+    path: Path = args.file
+    try:
+        start_list = load_start_list(path)
+    except StartListError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    engine = make_engine(ctx.settings.database)
+    try:
+        with session_factory(engine).begin() as session:
+            tournament = import_start_list(session, start_list, ctx.now())
+            players, games = len(tournament.players), len(tournament.games)
+    except DuplicateTournamentError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        engine.dispose()
+    print(
+        f"tournament {start_list.index}: {start_list.name}; "
+        f"{players} players, {games} games; profile {start_list.profile.name}, "
+        f"{start_list.start.isoformat()} to {start_list.end.isoformat()}",
+        file=ctx.stdout,
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every registered command."""
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM, description="Correspondence-chess arbiter that plays by e-mail."
+    )
+    parser.add_argument(
+        "-c",
+        "--config",
+        type=Path,
+        help="configuration file (default: $MAILBOT_CONFIG, then ./config.yaml)",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    groups: dict[tuple[str, ...], argparse._SubParsersAction[argparse.ArgumentParser]] = {}
+    groups[()] = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parents: dict[tuple[str, ...], argparse.ArgumentParser] = {(): parser}
+    for cmd in COMMANDS:
+        for depth in range(1, len(cmd.words)):
+            prefix = cmd.words[:depth]
+            if prefix not in parents:
+                sub = groups[prefix[:-1]].add_parser(prefix[-1], help=f"{prefix[-1]} commands")
+                parents[prefix] = sub
+                groups[prefix] = sub.add_subparsers(
+                    dest="_".join(prefix), metavar="COMMAND", required=True
+                )
+        sub = groups[cmd.words[:-1]].add_parser(cmd.words[-1], help=cmd.help)
+        sub.set_defaults(_command=cmd)
+        if cmd.arguments is not None:
+            cmd.arguments(sub)
+    return parser
+
+
+def config_path(given: Path | None, environ: Mapping[str, str]) -> Path:
+    """Where the configuration is: ``-c``, then ``$MAILBOT_CONFIG``, then ``./config.yaml``."""
+    if given is not None:
+        return given
+    if environ.get("MAILBOT_CONFIG"):
+        return Path(environ["MAILBOT_CONFIG"])
+    return Path("config.yaml")
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int:
+    """Run the command line; return the exit status."""
+    out = sys.stdout if stdout is None else stdout
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
+        return exc.code if isinstance(exc.code, int) else 2
+    cmd: Command = args._command
+    path = config_path(args.config, os.environ)
+    with _logging_to_stderr() as set_level:
+        try:
+            config = None
+            if cmd.needs_config:
+                try:
+                    config = load_config(path)
+                except ConfigError as exc:
+                    hint = " (give one with -c or MAILBOT_CONFIG)" if not path.exists() else ""
+                    raise UsageError(f"{path}: {exc}{hint}") from None
+                set_level(config.log_level)
+            return cmd.run(Context(path, config, out), args)
+        except UsageError as exc:
+            print(f"{PROGRAM}: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print(f"{PROGRAM}: interrupted", file=sys.stderr)
+            return 1
+        except Exception:
+            log.exception("%s failed", " ".join(cmd.words))
+            return 1
+
+
+@contextlib.contextmanager
+def _logging_to_stderr() -> Iterator[Callable[[str], None]]:
+    """Log to stderr for the duration of one command; yields a level setter."""
+    root = logging.getLogger()
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    saved = root.level, logging.getLogger("alembic").level
+
+    def set_level(level: str) -> None:
+        root.setLevel(level)
+        # Alembic's INFO lines ("Context impl ...") say nothing to an operator.
+        logging.getLogger("alembic").setLevel(level if level == "DEBUG" else "WARNING")
+
+    root.addHandler(handler)
+    set_level("WARNING")
+    try:
+        yield set_level
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(saved[0])
+        logging.getLogger("alembic").setLevel(saved[1])

@@ -1,0 +1,364 @@
+"""The bot's configuration file (YAML).
+
+``${VAR}`` in a value is replaced by the environment variable ``VAR``
+(``$${`` stands for a literal ``${``). Every error names the key it is about::
+
+    >>> text = '''
+    ... database: sqlite:///mailbot.db
+    ... timezone: Europe/Sofia
+    ... imap: {host: 127.0.0.1, port: 993, security: ssl, username: bot,
+    ...        password: "${IMAP}", folder: INBOX, done_folder: Processed}
+    ... smtp: {host: 127.0.0.1, port: 465, security: ssl, username: bot,
+    ...        password: secret, sender: "CC <bot@federation.example>"}
+    ... '''
+    >>> config = parse_config(text, {"IMAP": "s3cret"})
+    >>> config.imap.port, config.imap.security, config.imap.quarantine_folder
+    (993, <Security.SSL: 'ssl'>, 'Quarantine')
+    >>> "s3cret" in repr(config)
+    False
+    >>> parse_config(text.replace("993", "nine"), {"IMAP": "x"})
+    Traceback (most recent call last):
+    ...
+    mailbot.config.ConfigError: imap.port: must be a whole number
+    >>> parse_config(text, {})
+    Traceback (most recent call last):
+    ...
+    mailbot.config.ConfigError: imap.password: environment variable IMAP is not set
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import os
+import re
+import zoneinfo
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+E = TypeVar("E", bound=enum.Enum)
+
+
+class ConfigError(ValueError):
+    """The configuration is not valid; ``path`` names the key (``imap.port``), or is empty."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path = path
+        self.message = message
+
+
+class Security(enum.Enum):
+    """How the connection to a mail server is protected."""
+
+    SSL = "ssl"
+    STARTTLS = "starttls"
+    NONE = "none"
+
+
+@dataclasses.dataclass(frozen=True)
+class ImapConfig:
+    """Where the bot reads its mail."""
+
+    host: str
+    port: int
+    security: Security
+    username: str
+    password: str = dataclasses.field(repr=False)
+    #: The folder the bot reads.
+    folder: str
+    #: Processed mail is moved here (created if missing).
+    done_folder: str
+    #: Mail that failed three times is moved here.
+    quarantine_folder: str = "Quarantine"
+    #: IDLE is re-issued after this many seconds.
+    idle_seconds: int = 300
+    #: Polling interval for servers without IDLE.
+    poll_seconds: int = 60
+
+
+@dataclasses.dataclass(frozen=True)
+class SmtpConfig:
+    """Where the bot sends its mail."""
+
+    host: str
+    port: int
+    security: Security
+    username: str
+    password: str = dataclasses.field(repr=False)
+    #: The ``From:`` of every message the bot sends.
+    sender: str
+
+
+@dataclasses.dataclass(frozen=True)
+class PolicyConfig:
+    """Whom the bot trusts and how much it answers."""
+
+    #: ``Authentication-Results`` headers are trusted only from this server.
+    authserv_id: str | None = None
+    #: Refuse moves whose sender did not pass DMARC at ``authserv_id``.
+    require_dmarc: bool = False
+    #: The most answers one sender gets per day (loop protection).
+    replies_per_sender_per_day: int = 20
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepConfig:
+    """When the daily deadline pass runs."""
+
+    #: Hour of the day (in ``timezone``) of the daily sweep.
+    hour: int = 6
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """The whole configuration."""
+
+    #: SQLAlchemy URL; may hold a password, so it is left out of ``repr``.
+    database: str = dataclasses.field(repr=False)
+    #: The bot's own time zone (logs, the daily sweep).
+    timezone: str
+    imap: ImapConfig
+    smtp: SmtpConfig
+    policy: PolicyConfig = PolicyConfig()
+    sweep: SweepConfig = SweepConfig()
+    log_level: str = "INFO"
+
+
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_VARIABLE = re.compile(r"\$(\$)?\{([^}]*)\}")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] | None = None) -> Config:
+    """Read and validate the configuration file at ``path``.
+
+    ``environ`` defaults to the process environment. A missing file raises
+    :class:`ConfigError` too.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("", "file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError("", f"cannot read the file: {exc}") from None
+    return parse_config(text, os.environ if environ is None else environ)
+
+
+def parse_config(text: str, environ: Mapping[str, str]) -> Config:
+    """Validate the configuration in the YAML ``text``."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError("", f"not valid YAML: {_yaml_problem(exc)}") from None
+    return config_from_mapping(data, environ)
+
+
+def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
+    """Validate an already parsed configuration.
+
+    >>> config_from_mapping({"database": "sqlite://"}, {})
+    Traceback (most recent call last):
+    ...
+    mailbot.config.ConfigError: timezone: is required
+    """
+    top = _Section(data, "", environ)
+    database = top.text("database")
+    _check_database(database)
+    timezone = top.text("timezone")
+    _check_timezone("timezone", timezone)
+
+    imap = top.section("imap")
+    imap_config = ImapConfig(
+        host=imap.text("host"),
+        port=imap.port("port"),
+        security=imap.choice("security", Security),
+        username=imap.text("username"),
+        password=imap.text("password", empty=True),
+        folder=imap.text("folder"),
+        done_folder=imap.text("done_folder"),
+        quarantine_folder=imap.text("quarantine_folder", default="Quarantine"),
+        idle_seconds=imap.whole("idle_seconds", default=300, low=1),
+        poll_seconds=imap.whole("poll_seconds", default=60, low=1),
+    )
+    imap.finish()
+
+    smtp = top.section("smtp")
+    smtp_config = SmtpConfig(
+        host=smtp.text("host"),
+        port=smtp.port("port"),
+        security=smtp.choice("security", Security),
+        username=smtp.text("username", empty=True),
+        password=smtp.text("password", empty=True),
+        sender=smtp.text("sender"),
+    )
+    smtp.finish()
+
+    policy = top.section("policy", optional=True)
+    policy_config = PolicyConfig(
+        authserv_id=policy.text("authserv_id", default=None),
+        require_dmarc=policy.flag("require_dmarc", default=False),
+        replies_per_sender_per_day=policy.whole("replies_per_sender_per_day", default=20, low=0),
+    )
+    policy.finish()
+    if policy_config.require_dmarc and policy_config.authserv_id is None:
+        raise ConfigError("policy.authserv_id", "is required when policy.require_dmarc is true")
+
+    sweep = top.section("sweep", optional=True)
+    sweep_config = SweepConfig(hour=sweep.whole("hour", default=6, low=0, high=23))
+    sweep.finish()
+
+    level = top.text("log_level", default="INFO").upper()
+    if level not in _LOG_LEVELS:
+        raise ConfigError("log_level", f"must be one of {', '.join(_LOG_LEVELS)}")
+    top.finish()
+    return Config(
+        database=database,
+        timezone=timezone,
+        imap=imap_config,
+        smtp=smtp_config,
+        policy=policy_config,
+        sweep=sweep_config,
+        log_level=level,
+    )
+
+
+def substitute(path: str, value: str, environ: Mapping[str, str]) -> str:
+    """Replace ``${VAR}`` in ``value`` by the environment variable ``VAR``.
+
+    >>> substitute("x", "pre-${A}-$${A}", {"A": "1"})
+    'pre-1-${A}'
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        escaped, name = match.group(1), match.group(2)
+        if escaped:
+            return "${" + name + "}"
+        if not _NAME.match(name):
+            raise ConfigError(path, f"${{{name}}} is not a valid variable name")
+        try:
+            return environ[name]
+        except KeyError:
+            raise ConfigError(path, f"environment variable {name} is not set") from None
+
+    return _VARIABLE.sub(replace, value)
+
+
+class _Missing:
+    pass
+
+
+_MISSING: Any = _Missing()
+
+
+class _Section:
+    """One mapping of the file; takes its keys one by one, then rejects the rest."""
+
+    def __init__(self, data: Any, path: str, environ: Mapping[str, str]) -> None:
+        if data is None and not path:
+            raise ConfigError("", "the file is empty")
+        if not isinstance(data, Mapping):
+            raise ConfigError(path, "must be a mapping of keys to values")
+        self.data = data
+        self.path = path
+        self.environ = environ
+        self.seen: set[Any] = set()
+
+    def where(self, key: str) -> str:
+        return f"{self.path}.{key}" if self.path else key
+
+    def _raw(self, key: str, default: Any) -> tuple[Any, bool]:
+        """The value and whether it came (wholly) from a ``${VAR}``."""
+        self.seen.add(key)
+        if key not in self.data:
+            if default is _MISSING:
+                raise ConfigError(self.where(key), "is required")
+            return default, False
+        value = self.data[key]
+        if isinstance(value, str):
+            replaced = substitute(self.where(key), value, self.environ)
+            return replaced, replaced != value
+        return value, False
+
+    def section(self, key: str, optional: bool = False) -> _Section:
+        value, _ = self._raw(key, {} if optional else _MISSING)
+        return _Section({} if value is None and optional else value, self.where(key), self.environ)
+
+    def text(self, key: str, default: Any = _MISSING, empty: bool = False) -> Any:
+        value, _ = self._raw(key, default)
+        if value is None and default is None:
+            return None
+        if value is None:
+            raise ConfigError(self.where(key), "must not be empty")
+        if not isinstance(value, str):
+            raise ConfigError(self.where(key), "must be text (put it in quotes)")
+        if not value.strip() and not empty:
+            raise ConfigError(self.where(key), "must not be empty")
+        return value
+
+    def whole(
+        self, key: str, default: Any = _MISSING, low: int = 0, high: int | None = None
+    ) -> int:
+        value, from_environment = self._raw(key, default)
+        if from_environment and re.fullmatch(r"\s*[+-]?\d+\s*", value):
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(self.where(key), "must be a whole number")
+        if value < low:
+            raise ConfigError(self.where(key), f"must be at least {low}")
+        if high is not None and value > high:
+            raise ConfigError(self.where(key), f"must be at most {high}")
+        return value
+
+    def port(self, key: str) -> int:
+        return self.whole(key, low=1, high=65535)
+
+    def flag(self, key: str, default: Any = _MISSING) -> bool:
+        value, from_environment = self._raw(key, default)
+        if from_environment and value.strip().lower() in ("true", "false"):
+            value = value.strip().lower() == "true"
+        if not isinstance(value, bool):
+            raise ConfigError(self.where(key), "must be true or false")
+        return value
+
+    def choice(self, key: str, kind: type[E]) -> E:
+        value = self.text(key)
+        try:
+            return kind(value)
+        except ValueError:
+            members = ", ".join(str(m.value) for m in kind)
+            raise ConfigError(self.where(key), f"must be one of {members}") from None
+
+    def finish(self) -> None:
+        for key in self.data:
+            if key not in self.seen:
+                raise ConfigError(self.where(str(key)), "unknown key")
+
+
+def _check_database(url: str) -> None:
+    try:
+        make_url(url).get_dialect()
+    except NoSuchModuleError:
+        raise ConfigError("database", "names a database this installation cannot use") from None
+    except (ArgumentError, ValueError):
+        raise ConfigError("database", "is not a database URL (like sqlite:///mailbot.db)") from None
+
+
+def _check_timezone(path: str, name: str) -> None:
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(path, f"unknown time zone {name!r} (like Europe/Sofia or UTC)") from None
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    if mark is not None:
+        return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    return str(problem)

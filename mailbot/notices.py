@@ -1,0 +1,144 @@
+"""What the bot writes: Jinja2 templates in ``templates/<language>/``.
+
+Each template ``<event>.txt`` renders to a first line (what happened, for the
+subject ``[INDEX/N] White – Black: <what happened>``), an empty line and the
+plain-text body. The HTML part is the same text in ``layout.html`` with a
+board diagram.
+
+>>> r = Renderer()
+>>> subject, body = r.render_text("help", "en", {"words": [], "game": None})
+>>> subject
+'How to write to the arbiter'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import importlib.resources
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import chess
+import jinja2
+
+from mailbot.diagram import html_diagram, text_diagram
+
+LANGUAGES = ("en", "bg", "ru")
+
+
+class TemplateMissingError(LookupError):
+    """No template for that event in that language."""
+
+
+def template_dir() -> Path:
+    """The folder of the shipped templates."""
+    return Path(str(importlib.resources.files("mailbot.templates")))
+
+
+def short_date(value: datetime.date | None) -> str:
+    """A date as art. 8 writes it: ``11.3.``; the year is added by ``long_date``.
+
+    >>> short_date(datetime.date(2026, 3, 11))
+    '11.3.'
+    """
+    if value is None:
+        return "–"
+    return f"{value.day}.{value.month}."
+
+
+def long_date(value: datetime.date | None) -> str:
+    """``11.3.2026``.
+
+    >>> long_date(datetime.date(2026, 3, 11))
+    '11.3.2026'
+    """
+    if value is None:
+        return "–"
+    return f"{value.day}.{value.month}.{value.year}"
+
+
+def plural(n: int, language: str, one: str, few: str, many: str) -> str:
+    """The noun form for ``n`` (Russian has three forms, Bulgarian and English two).
+
+    >>> plural(21, "ru", "день", "дня", "дней"), plural(3, "ru", "день", "дня", "дней")
+    ('день', 'дня')
+    """
+    if language == "ru":
+        if n % 10 == 1 and n % 100 != 11:
+            return one
+        if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+            return few
+        return many
+    return one if abs(n) == 1 else many
+
+
+@dataclasses.dataclass(frozen=True)
+class Rendered:
+    """A rendered message: what happened (for the subject), text and HTML bodies."""
+
+    what: str
+    text: str
+    html: str
+
+
+class Renderer:
+    """Renders the templates of one folder."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder or template_dir()
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(self.folder)),
+            undefined=jinja2.StrictUndefined,
+            autoescape=jinja2.select_autoescape(["html"]),
+            keep_trailing_newline=False,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.filters["d"] = short_date
+        self.env.filters["date"] = long_date
+        self.env.globals["plural"] = plural
+
+    def has(self, name: str, language: str) -> bool:
+        return (self.folder / language / f"{name}.txt").exists()
+
+    def render_text(
+        self, name: str, language: str, context: Mapping[str, Any]
+    ) -> tuple[str, str]:
+        """Render ``<language>/<name>.txt``: (first line, body)."""
+        if language not in LANGUAGES:
+            language = "en"
+        try:
+            template = self.env.get_template(f"{language}/{name}.txt")
+        except jinja2.TemplateNotFound as exc:
+            raise TemplateMissingError(f"{language}/{name}.txt") from exc
+        out = template.render(language=language, **context).strip("\n")
+        what, _, body = out.partition("\n")
+        body = re.sub(r"\n{3,}", "\n\n", body.strip("\n")) + "\n"
+        return what.strip(), body
+
+    def render(
+        self,
+        name: str,
+        language: str,
+        context: Mapping[str, Any],
+        *,
+        board: chess.Board | None = None,
+        orientation: chess.Color = chess.WHITE,
+    ) -> Rendered:
+        """Render the text and the HTML part of one message."""
+        what, body = self.render_text(name, language, context)
+        if board is not None:
+            lastmove = board.move_stack[-1] if board.move_stack else None
+            text = body + "\n" + text_diagram(board, orientation) + "\n"
+            diagram = html_diagram(board, orientation, lastmove)
+        else:
+            text, diagram = body, ""
+        layout = self.env.get_template("layout.html")
+        paragraphs: Sequence[str] = [p for p in body.split("\n\n") if p.strip()]
+        html = layout.render(
+            language=language, title=what, paragraphs=paragraphs, diagram=diagram
+        )
+        return Rendered(what, text, html)

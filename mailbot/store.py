@@ -1,0 +1,712 @@
+"""The database: SQLAlchemy 2.0 models, engines, schema upgrades, start-list import.
+
+Works on SQLite and PostgreSQL (``postgresql+psycopg://...``). Every instant
+is stored in UTC and read back timezone-aware; dates (receipt days, leave) are
+calendar dates in the tournament's time zone::
+
+    >>> import datetime
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> Session = session_factory(engine)
+    >>> sofia = datetime.timezone(datetime.timedelta(hours=2))
+    >>> nine_in_sofia = datetime.datetime(2026, 3, 1, 9, tzinfo=sofia)
+    >>> with Session.begin() as session:
+    ...     session.add(ReplyCount(sender="a@example.org", day=nine_in_sofia.date(),
+    ...                            count=1, updated_at=nine_in_sofia))
+    >>> with Session() as session:
+    ...     session.scalars(select(ReplyCount.updated_at)).one()
+    datetime.datetime(2026, 3, 1, 7, 0, tzinfo=datetime.timezone.utc)
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    CheckConstraint,
+    Date,
+    DateTime,
+    Dialect,
+    Engine,
+    ForeignKey,
+    Index,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    func,
+    select,
+)
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    Session,
+    mapped_column,
+    relationship,
+    sessionmaker,
+)
+from sqlalchemy.types import TypeDecorator
+
+from mailbot.startlist import StartList
+
+__all__ = [
+    "Base",
+    "Claim",
+    "DelayNotice",
+    "DuplicateTournamentError",
+    "Game",
+    "InboundMessage",
+    "Leave",
+    "LeaveCancellation",
+    "LeaveExtra",
+    "Move",
+    "NaiveDatetimeError",
+    "Notice",
+    "Outbox",
+    "Penalty",
+    "Player",
+    "ReplyCount",
+    "Tournament",
+    "UTCDateTime",
+    "alembic_config",
+    "describe_url",
+    "import_start_list",
+    "make_engine",
+    "migrations_directory",
+    "schema_revision",
+    "session_factory",
+    "upgrade",
+]
+
+#: Game results as stored; ``+/-`` and ``-/+`` are forfeits.
+RESULTS = ("1-0", "0-1", "1/2-1/2", "+/-", "-/+", "annulled")
+COLORS = ("white", "black")
+INBOUND_STATUSES = ("new", "processed", "ignored", "rejected", "quarantined")
+OUTBOX_STATUSES = ("pending", "sent", "failed")
+CLAIM_KINDS = ("silence", "overstep", "draw", "adjudication")
+CLAIM_STATUSES = ("open", "confirmed", "rejected")
+PENALTY_DECIDERS = ("referee", "td")
+LEAVE_GRANTORS = ("player", "td")
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class DuplicateTournamentError(ValueError):
+    """A tournament with this index already exists."""
+
+    def __init__(self, index: str) -> None:
+        super().__init__(f"tournament {index} already exists; give the new one another index")
+        self.index = index
+
+
+class NaiveDatetimeError(ValueError):
+    """A datetime without a time zone was about to be stored."""
+
+
+class UTCDateTime(TypeDecorator[datetime.datetime]):
+    """A timezone-aware instant, stored in UTC, read back with ``tzinfo=UTC``.
+
+    Naive datetimes are refused: an instant without a zone is ambiguous.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(
+        self, value: datetime.datetime | None, dialect: Dialect
+    ) -> datetime.datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise NaiveDatetimeError(f"refusing to store the naive datetime {value.isoformat()}")
+        value = value.astimezone(datetime.UTC)
+        if dialect.name == "sqlite":
+            return value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(
+        self, value: datetime.datetime | None, dialect: Dialect
+    ) -> datetime.datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=datetime.UTC)
+        return value.astimezone(datetime.UTC)
+
+
+class Base(DeclarativeBase):
+    """The declarative base of every table."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {  # noqa: RUF012 (SQLAlchemy reads this class attribute)
+        datetime.datetime: UTCDateTime(),
+        datetime.date: Date(),
+        dict[str, Any]: JSON(),
+        list[str]: JSON(),
+    }
+
+
+def _one_of(column: str, values: tuple[str, ...]) -> str:
+    quoted = ", ".join(f"'{v}'" for v in values)
+    return f"{column} IN ({quoted})"
+
+
+class Tournament(Base):
+    """One event of the start list."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: Appears in every subject; games are ``INDEX/N``.
+    index: Mapped[str] = mapped_column(String(40), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    #: Profile preset name (``bg-email``...).
+    profile: Mapped[str] = mapped_column(String(32))
+    #: The start list's ``rules:`` overrides.
+    rules: Mapped[dict[str, Any]]
+    timezone: Mapped[str] = mapped_column(String(64))
+    start: Mapped[datetime.date]
+    end: Mapped[datetime.date]
+    #: Set when the TD extends the tournament (art. 50).
+    extended_to: Mapped[datetime.date | None]
+    language: Mapped[str] = mapped_column(String(8))
+    notation: Mapped[str] = mapped_column(String(16))
+    conditional_moves: Mapped[bool]
+    director_name: Mapped[str] = mapped_column(String(200))
+    director_email: Mapped[str] = mapped_column(String(320))
+    created_at: Mapped[datetime.datetime]
+
+    players: Mapped[list[Player]] = relationship(
+        back_populates="tournament", order_by="Player.id", cascade="all, delete-orphan"
+    )
+    games: Mapped[list[Game]] = relationship(
+        back_populates="tournament", order_by="Game.number", cascade="all, delete-orphan"
+    )
+
+    def __repr__(self) -> str:
+        return f"<Tournament {self.index}>"
+
+
+class Player(Base):
+    """A player of one tournament; ``key`` is the start list's id."""
+
+    __tablename__ = "players"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "key"),
+        UniqueConstraint("tournament_id", "email"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(200))
+    #: Normalised (lower case); the address the player writes from.
+    email: Mapped[str] = mapped_column(String(320), index=True)
+    #: Overrides the tournament's language / notation.
+    language: Mapped[str | None] = mapped_column(String(8))
+    notation: Mapped[str | None] = mapped_column(String(16))
+    #: Per-player token for federations whose mail has no DMARC.
+    secret: Mapped[str | None] = mapped_column(String(64))
+    withdrawn_at: Mapped[datetime.datetime | None]
+    withdrawal_reason: Mapped[str | None] = mapped_column(Text)
+    #: Whether the TD accepted the reason as valid (ICCF withdrawal rules).
+    withdrawal_valid: Mapped[bool | None]
+
+    tournament: Mapped[Tournament] = relationship(back_populates="players")
+    leaves: Mapped[list[Leave]] = relationship(
+        back_populates="player", order_by="Leave.start", cascade="all, delete-orphan"
+    )
+
+    def __repr__(self) -> str:
+        return f"<Player {self.key} <{self.email}>>"
+
+
+class Game(Base):
+    """One game; its state beyond the moves (result, draw offer, counts)."""
+
+    __tablename__ = "games"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "number"),
+        CheckConstraint(_one_of("result", RESULTS), name="result"),
+        CheckConstraint(_one_of("draw_offer_by", COLORS), name="draw_offer_by"),
+        CheckConstraint(_one_of("pending_conditional_by", COLORS), name="pending_conditional_by"),
+        CheckConstraint("white_id <> black_id", name="two_players"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    #: ``N`` of ``INDEX/N``, from 1.
+    number: Mapped[int]
+    white_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    black_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    #: Round and board of the Berger table (round robins only).
+    round: Mapped[int | None]
+    board: Mapped[int | None]
+    result: Mapped[str | None] = mapped_column(String(8))
+    #: How the game ended, in words (``resignation``, ``overstep``...).
+    termination: Mapped[str | None] = mapped_column(Text)
+    ended_at: Mapped[datetime.datetime | None]
+    #: A standing draw offer (valid until the opponent's next move).
+    draw_offer_by: Mapped[str | None] = mapped_column(String(5))
+    draw_offer_ply: Mapped[int | None]
+    #: A conditional line still waiting, in UCI: the opponent's expected reply first.
+    pending_conditional: Mapped[list[str] | None]
+    pending_conditional_by: Mapped[str | None] = mapped_column(String(5))
+    white_oversteps: Mapped[int] = mapped_column(default=0)
+    black_oversteps: Mapped[int] = mapped_column(default=0)
+    #: Move numbers where each player's current count started (rules.md 2.2).
+    white_count_start_move: Mapped[int] = mapped_column(default=1)
+    black_count_start_move: Mapped[int] = mapped_column(default=1)
+    #: When the last move was sent to the player to move.
+    last_forwarded_at: Mapped[datetime.datetime | None]
+    created_at: Mapped[datetime.datetime]
+
+    tournament: Mapped[Tournament] = relationship(back_populates="games")
+    white: Mapped[Player] = relationship(foreign_keys=[white_id])
+    black: Mapped[Player] = relationship(foreign_keys=[black_id])
+    moves: Mapped[list[Move]] = relationship(
+        back_populates="game", order_by="Move.ply", cascade="all, delete-orphan"
+    )
+    penalties: Mapped[list[Penalty]] = relationship(
+        back_populates="game", order_by="Penalty.id", cascade="all, delete-orphan"
+    )
+    claims: Mapped[list[Claim]] = relationship(
+        back_populates="game", order_by="Claim.id", cascade="all, delete-orphan"
+    )
+    delays: Mapped[list[DelayNotice]] = relationship(
+        back_populates="game", order_by="DelayNotice.id", cascade="all, delete-orphan"
+    )
+
+    def __repr__(self) -> str:
+        return f"<Game {self.number} of tournament {self.tournament_id}>"
+
+
+class InboundMessage(Base):
+    """Every message received, with its raw bytes, kept as evidence."""
+
+    __tablename__ = "inbound_messages"
+    __table_args__ = (
+        UniqueConstraint("folder", "uidvalidity", "uid"),
+        CheckConstraint(_one_of("status", INBOUND_STATUSES), name="status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: The ``Message-ID`` header, if the message has one.
+    message_id: Mapped[str | None] = mapped_column(String(998), unique=True)
+    raw_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    folder: Mapped[str | None] = mapped_column(String(200))
+    uidvalidity: Mapped[int | None] = mapped_column(BigInteger)
+    uid: Mapped[int | None] = mapped_column(BigInteger)
+    #: When the message arrived in the mailbox (IMAP INTERNALDATE).
+    internaldate: Mapped[datetime.datetime]
+    from_addr: Mapped[str | None] = mapped_column(String(320), index=True)
+    subject: Mapped[str | None] = mapped_column(Text)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    status: Mapped[str] = mapped_column(String(12), default="new", index=True)
+    attempts: Mapped[int] = mapped_column(default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    game_id: Mapped[int | None] = mapped_column(
+        ForeignKey("games.id", ondelete="SET NULL"), index=True
+    )
+    handled_at: Mapped[datetime.datetime | None]
+    #: Why the message was ignored, rejected or quarantined.
+    reason: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime.datetime]
+
+    game: Mapped[Game | None] = relationship()
+
+    def __repr__(self) -> str:
+        return f"<InboundMessage {self.id} {self.message_id} {self.status}>"
+
+
+class Move(Base):
+    """One half-move, with the dates the clock is computed from."""
+
+    __tablename__ = "moves"
+    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    #: 1 for White's first move.
+    ply: Mapped[int]
+    uci: Mapped[str] = mapped_column(String(5))
+    san: Mapped[str] = mapped_column(String(16))
+    #: The move as the player wrote it.
+    text: Mapped[str] = mapped_column(Text)
+    #: When the player's message arrived (IMAP INTERNALDATE).
+    sent_at: Mapped[datetime.datetime]
+    #: When the bot sent the move to the opponent.
+    forwarded_at: Mapped[datetime.datetime | None]
+    #: The receipt date as counted for this move's days.
+    received_counted_on: Mapped[datetime.date | None]
+    #: Thinking days charged to this move (penalties are separate).
+    days: Mapped[int] = mapped_column(default=0)
+    #: Played from a conditional line.
+    automatic: Mapped[bool] = mapped_column(default=False)
+    #: Written in incomplete notation (reminded; repeated cases go to the TD).
+    incomplete: Mapped[bool] = mapped_column(default=False)
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+
+    game: Mapped[Game] = relationship(back_populates="moves")
+    inbound: Mapped[InboundMessage | None] = relationship()
+
+
+class Penalty(Base):
+    """Days added to a player's time (art. 17, TD decisions)."""
+
+    __tablename__ = "penalties"
+    __table_args__ = (
+        CheckConstraint(_one_of("color", COLORS), name="color"),
+        CheckConstraint(_one_of("decided_by", PENALTY_DECIDERS), name="decided_by"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    color: Mapped[str] = mapped_column(String(5))
+    days: Mapped[int]
+    #: ``impossible``, ``incorrect``, ``unclear``, ``td``...
+    reason: Mapped[str] = mapped_column(String(32))
+    #: Half-moves played when it was imposed.
+    ply_at: Mapped[int]
+    created_at: Mapped[datetime.datetime]
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+    decided_by: Mapped[str] = mapped_column(String(8), default="referee")
+
+    game: Mapped[Game] = relationship(back_populates="penalties")
+
+
+class Leave(Base):
+    """A player's leave (art. 42-46): all their games pause."""
+
+    __tablename__ = "leaves"
+    __table_args__ = (
+        CheckConstraint('"end" >= start', name="order"),
+        CheckConstraint(_one_of("granted_by", LEAVE_GRANTORS), name="granted_by"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    start: Mapped[datetime.date]
+    end: Mapped[datetime.date]
+    created_at: Mapped[datetime.datetime]
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+    granted_by: Mapped[str] = mapped_column(String(8), default="player")
+
+    player: Mapped[Player] = relationship(back_populates="leaves")
+    cancellations: Mapped[list[LeaveCancellation]] = relationship(
+        back_populates="leave", cascade="all, delete-orphan"
+    )
+
+
+class LeaveCancellation(Base):
+    """A move sent during leave cancels it in that game from that day (art. 46)."""
+
+    __tablename__ = "leave_cancellations"
+    __table_args__ = (UniqueConstraint("leave_id", "game_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    leave_id: Mapped[int] = mapped_column(ForeignKey("leaves.id", ondelete="CASCADE"))
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    from_date: Mapped[datetime.date]
+
+    leave: Mapped[Leave] = relationship(back_populates="cancellations")
+
+
+class LeaveExtra(Base):
+    """Extra leave days the TD granted for a calendar year (art. 43, 56)."""
+
+    __tablename__ = "leave_extras"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    year: Mapped[int]
+    days: Mapped[int]
+    created_at: Mapped[datetime.datetime]
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+
+
+class DelayNotice(Base):
+    """A player's notice that the next answer will be late (art. 25)."""
+
+    __tablename__ = "delay_notices"
+    __table_args__ = (CheckConstraint(_one_of("color", COLORS), name="color"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    color: Mapped[str] = mapped_column(String(5))
+    #: Half-moves played when the notice came: it covers the move then due.
+    ply_at: Mapped[int]
+    received_at: Mapped[datetime.datetime]
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+
+    game: Mapped[Game] = relationship(back_populates="delays")
+
+
+class Outbox(Base):
+    """A message to send; sent and retried until the server accepts it."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        CheckConstraint(_one_of("status", OUTBOX_STATUSES), name="status"),
+        Index(None, "status", "next_attempt_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: Stable, so that a resend is recognisable.
+    message_id: Mapped[str] = mapped_column(String(998), unique=True)
+    to_addrs: Mapped[list[str]]
+    cc_addrs: Mapped[list[str]] = mapped_column(default=list)
+    subject: Mapped[str] = mapped_column(Text)
+    #: Extra headers (``X-Mailbot-*``, ``In-Reply-To``, ``Auto-Submitted``...).
+    headers: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    text_body: Mapped[str] = mapped_column(Text)
+    html_body: Mapped[str | None] = mapped_column(Text)
+    #: The ``X-Mailbot-Event`` value.
+    event: Mapped[str] = mapped_column(String(32))
+    game_id: Mapped[int | None] = mapped_column(
+        ForeignKey("games.id", ondelete="SET NULL"), index=True
+    )
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+    status: Mapped[str] = mapped_column(String(8), default="pending")
+    attempts: Mapped[int] = mapped_column(default=0)
+    next_attempt_at: Mapped[datetime.datetime]
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime.datetime]
+    sent_at: Mapped[datetime.datetime | None]
+
+    game: Mapped[Game | None] = relationship()
+    inbound: Mapped[InboundMessage | None] = relationship()
+
+
+class Notice(Base):
+    """The ledger of deadline notices sent: the sweep sends each one once.
+
+    ``key`` is what makes a notice unique within its game/player and kind
+    (the ply of the repeated move, the due date...). Rows without a game or a
+    player are unique too: the unique index treats a missing one as 0.
+    """
+
+    __tablename__ = "notices"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), index=True
+    )
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    #: ``repeat``, ``silence``, ``overstep``, ``leave-end``, ``adjudication-call``...
+    kind: Mapped[str] = mapped_column(String(32))
+    key: Mapped[str] = mapped_column(String(200))
+    due_at: Mapped[datetime.datetime | None]
+    created_at: Mapped[datetime.datetime]
+    outbox_id: Mapped[int | None] = mapped_column(ForeignKey("outbox.id", ondelete="SET NULL"))
+
+
+Index(
+    "uq_notices_scope",
+    func.coalesce(Notice.game_id, 0),
+    func.coalesce(Notice.player_id, 0),
+    Notice.kind,
+    Notice.key,
+    unique=True,
+)
+
+
+class Claim(Base):
+    """A claim waiting for, or decided by, the TD (art. 35-37, 52-55)."""
+
+    __tablename__ = "claims"
+    __table_args__ = (
+        CheckConstraint(_one_of("kind", CLAIM_KINDS), name="kind"),
+        CheckConstraint(_one_of("status", CLAIM_STATUSES), name="status"),
+        CheckConstraint(_one_of("by_color", COLORS), name="by_color"),
+        CheckConstraint(_one_of("against", COLORS), name="against"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    #: The claimant's colour; None when the bot opened the claim itself.
+    by_color: Mapped[str | None] = mapped_column(String(5))
+    #: The colour that would lose (silence, overstep), if any.
+    against: Mapped[str | None] = mapped_column(String(5))
+    opened_at: Mapped[datetime.datetime]
+    status: Mapped[str] = mapped_column(String(10), default="open", index=True)
+    decided_at: Mapped[datetime.datetime | None]
+    #: ``td``, ``auto`` (auto_forfeit), ``agreement`` (both claimed the same result)...
+    decided_by: Mapped[str | None] = mapped_column(String(16))
+    #: Claimed result, analysis, the packet sent to the TD...
+    details: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+
+    game: Mapped[Game] = relationship(back_populates="claims")
+
+
+class ReplyCount(Base):
+    """Answers sent to one address on one day (the reply cap against mail loops)."""
+
+    __tablename__ = "reply_counts"
+    __table_args__ = (UniqueConstraint("sender", "day"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sender: Mapped[str] = mapped_column(String(320))
+    day: Mapped[datetime.date]
+    count: Mapped[int] = mapped_column(default=0)
+    updated_at: Mapped[datetime.datetime]
+
+
+def make_engine(url: str | URL, **kwargs: Any) -> Engine:
+    """An engine for ``url``; plain ``postgresql://`` uses psycopg 3.
+
+    On SQLite, foreign keys are enforced and writers wait for each other.
+
+    >>> make_engine("postgresql://bot@db/cc").url.drivername
+    'postgresql+psycopg'
+    """
+    parsed = make_url(url)
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() == "sqlite":
+        kwargs.setdefault("connect_args", {}).setdefault("timeout", 30)
+    engine = create_engine(parsed, **kwargs)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    """Sessions on ``engine``; objects stay readable after commit."""
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def describe_url(url: str | URL) -> str:
+    """The URL with its password hidden, for messages and logs.
+
+    >>> describe_url("postgresql+psycopg://bot:s3cret@db/cc")
+    'postgresql+psycopg://bot:***@db/cc'
+    """
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def migrations_directory() -> Path:
+    """The Alembic scripts: ``mailbot/migrations`` when installed, ``migrations/`` in a checkout."""
+    here = Path(__file__).resolve().parent
+    candidates = [here / "migrations", here.parent / "migrations"]
+    spec = importlib.util.find_spec("mailbot.migrations")
+    if spec is not None and spec.submodule_search_locations:
+        candidates.extend(Path(p) for p in spec.submodule_search_locations)
+    for candidate in candidates:
+        if (candidate / "env.py").is_file() and (candidate / "versions").is_dir():
+            return candidate
+    raise FileNotFoundError("the migrations folder is missing from this installation")
+
+
+def alembic_config(connection: Any = None) -> Any:
+    """An Alembic ``Config`` for the shipped migrations, needing no ``alembic.ini``."""
+    from alembic.config import Config as AlembicConfig
+
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(migrations_directory()))
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def upgrade(url: str | URL | Engine, revision: str = "head") -> None:
+    """Create or upgrade the schema to ``revision`` (Alembic); idempotent."""
+    from alembic import command
+
+    engine = url if isinstance(url, Engine) else make_engine(url)
+    try:
+        with engine.begin() as connection:
+            command.upgrade(alembic_config(connection), revision)
+    finally:
+        if engine is not url:
+            engine.dispose()
+
+
+def schema_revision(url: str | URL | Engine) -> str | None:
+    """The Alembic revision the database is at; None before ``upgrade``."""
+    from alembic.migration import MigrationContext
+
+    engine = url if isinstance(url, Engine) else make_engine(url)
+    try:
+        with engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
+    finally:
+        if engine is not url:
+            engine.dispose()
+
+
+def import_start_list(
+    session: Session, start_list: StartList, now: datetime.datetime
+) -> Tournament:
+    """Create the tournament, its players and its games; flushes, does not commit.
+
+    Raises :class:`DuplicateTournamentError` when the index exists already.
+    """
+    existing = session.scalar(select(Tournament.id).where(Tournament.index == start_list.index))
+    if existing is not None:
+        raise DuplicateTournamentError(start_list.index)
+    tournament = Tournament(
+        index=start_list.index,
+        name=start_list.name,
+        profile=start_list.profile.name,
+        rules=dict(start_list.rules),
+        timezone=start_list.timezone,
+        start=start_list.start,
+        end=start_list.end,
+        extended_to=None,
+        language=start_list.language,
+        notation=start_list.notation,
+        conditional_moves=start_list.conditional_moves,
+        director_name=start_list.director.name,
+        director_email=start_list.director.email,
+        created_at=now,
+    )
+    players: dict[str, Player] = {}
+    for entry in start_list.players:
+        player = Player(
+            key=entry.id,
+            name=entry.name,
+            email=entry.email,
+            language=entry.language,
+            notation=entry.notation,
+        )
+        players[entry.id] = player
+        tournament.players.append(player)
+    for pairing in start_list.games:
+        tournament.games.append(
+            Game(
+                number=pairing.number,
+                white=players[pairing.white],
+                black=players[pairing.black],
+                round=pairing.round,
+                board=pairing.board,
+                created_at=now,
+            )
+        )
+    session.add(tournament)
+    session.flush()
+    return tournament

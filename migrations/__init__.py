@@ -1,0 +1,1 @@
+"""Alembic migrations of the Mailbot database (``mailbot init`` runs them)."""

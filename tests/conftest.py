@@ -1,0 +1,82 @@
+"""Shared fixtures: a fresh, empty database per test, on SQLite and on PostgreSQL.
+
+PostgreSQL is reached at ``MAILBOT_TEST_POSTGRES`` (default
+``postgresql+psycopg://postgres@127.0.0.1:5432/test``); every test gets its own
+schema there (through ``search_path``), dropped afterwards. Without a server
+the PostgreSQL variants fail when ``CI`` is set and are skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+
+POSTGRES_URL = os.environ.get(
+    "MAILBOT_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+
+_postgres_problem: list[str] = []
+
+
+def _postgres_unavailable() -> str | None:
+    """Why PostgreSQL cannot be used (checked once per session), or None."""
+    if not _postgres_problem:
+        engine = create_engine(POSTGRES_URL, connect_args={"connect_timeout": 5})
+        try:
+            with engine.connect() as connection:
+                connection.execute(text("select 1"))
+            _postgres_problem.append("")
+        except OperationalError as exc:
+            _postgres_problem.append(str(exc.orig).strip().splitlines()[0])
+        finally:
+            engine.dispose()
+    return _postgres_problem[0] or None
+
+
+def require_postgres() -> None:
+    """Fail (under CI) or skip (elsewhere) when PostgreSQL is unreachable."""
+    problem = _postgres_unavailable()
+    if problem is None:
+        return
+    message = f"PostgreSQL at {make_url(POSTGRES_URL).render_as_string()} unreachable: {problem}"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """The URL of a fresh, empty PostgreSQL schema, dropped after the test."""
+    require_postgres()
+    schema = f"t_{uuid.uuid4().hex}"
+    admin = create_engine(POSTGRES_URL)
+    try:
+        with admin.begin() as connection:
+            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+        url = make_url(POSTGRES_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+        yield url.render_as_string(hide_password=False)
+        with admin.begin() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    finally:
+        admin.dispose()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    """The URL of a new SQLite file."""
+    return f"sqlite:///{tmp_path / 'mailbot.db'}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest) -> str:
+    """An empty database: SQLite, then PostgreSQL."""
+    name = "sqlite_url" if request.param == "sqlite" else "postgres_url"
+    url: str = request.getfixturevalue(name)
+    return url

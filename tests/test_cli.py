@@ -1,0 +1,206 @@
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from sqlalchemy import func, select
+
+from mailbot import __version__
+from mailbot.cli import main
+from mailbot.store import Game, Player, Tournament, make_engine, schema_revision, session_factory
+
+START_LIST = """\
+index: BG-2026-E1
+name: National e-mail championship
+profile: bg-email
+start: 2026-03-01
+end: 2027-06-30
+director: {name: Georgi Georgiev, email: td@federation.example}
+players:
+  - {id: ivanov, name: Ivan Ivanov, email: ivanov@example.org}
+  - {id: petrov, name: Petar Petrov, email: petrov@example.org}
+  - {id: popov, name: Pavel Popov, email: popov@example.org}
+  - {id: kolev, name: Kolyo Kolev, email: kolev@example.org}
+  - {id: dimov, name: Dimo Dimov, email: dimov@example.org}
+games: round-robin
+"""
+
+
+def write_config(folder: Path, database: str, **changes: object) -> Path:
+    data: dict[str, object] = {
+        "database": database,
+        "timezone": "Europe/Sofia",
+        "imap": {
+            "host": "127.0.0.1",
+            "port": 993,
+            "security": "ssl",
+            "username": "bot@federation.example",
+            "password": "${MAILBOT_TEST_PASSWORD}",
+            "folder": "INBOX",
+            "done_folder": "Processed",
+        },
+        "smtp": {
+            "host": "127.0.0.1",
+            "port": 465,
+            "security": "ssl",
+            "username": "bot@federation.example",
+            "password": "secret",
+            "sender": "Federation CC <bot@federation.example>",
+        },
+    }
+    data.update(changes)
+    path = folder / "config.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MAILBOT_TEST_PASSWORD", "imap-s3cret")
+    monkeypatch.delenv("MAILBOT_CONFIG", raising=False)
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    status = main(list(argv), stdout=out)
+    return status, out.getvalue()
+
+
+def test_init_is_idempotent(db_url: str, tmp_path: Path) -> None:
+    config = str(write_config(tmp_path, db_url))
+    status, out = run("-c", config, "init")
+    assert status == 0
+    assert "created at revision 0001" in out
+    status, out = run("-c", config, "init")
+    assert status == 0
+    assert "up to date at revision 0001" in out
+    assert schema_revision(db_url) == "0001"
+
+
+def test_tournament_import_then_again(
+    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = str(write_config(tmp_path, db_url))
+    start_list = tmp_path / "start.yaml"
+    start_list.write_text(START_LIST, encoding="utf-8")
+    assert run("-c", config, "init")[0] == 0
+
+    status, out = run("-c", config, "tournament", "import", str(start_list))
+    assert status == 0
+    assert "BG-2026-E1" in out
+    assert "5 players, 10 games" in out
+    capsys.readouterr()
+
+    status, out = run("-c", config, "tournament", "import", str(start_list))
+    assert status == 2
+    assert out == ""
+    err = capsys.readouterr().err
+    assert err == (
+        "mailbot: tournament BG-2026-E1 already exists; give the new one another index\n"
+    )
+
+    engine = make_engine(db_url)
+    try:
+        with session_factory(engine)() as session:
+            assert session.scalar(select(func.count()).select_from(Tournament)) == 1
+            assert session.scalar(select(func.count()).select_from(Player)) == 5
+            assert session.scalar(select(func.count()).select_from(Game)) == 10
+    finally:
+        engine.dispose()
+
+
+def test_broken_config_names_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'm.db'}")
+    config.write_text(config.read_text().replace("port: 993", "port: nine"), encoding="utf-8")
+    assert run("-c", str(config), "init")[0] == 2
+    err = capsys.readouterr().err
+    assert err == f"mailbot: {config}: imap.port: must be a whole number\n"
+    assert not (tmp_path / "m.db").exists()
+
+
+def test_missing_variable_in_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(tmp_path, "sqlite://")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("MAILBOT_TEST_PASSWORD")
+        assert run("-c", str(config), "init")[0] == 2
+    err = capsys.readouterr().err
+    assert "imap.password: environment variable MAILBOT_TEST_PASSWORD is not set" in err
+    assert err.count("\n") == 1
+
+
+def test_config_from_environment_then_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    config = write_config(elsewhere, f"sqlite:///{elsewhere / 'env.db'}")
+    monkeypatch.chdir(tmp_path)
+    assert run("init")[0] == 2
+    assert capsys.readouterr().err == (
+        "mailbot: config.yaml: file not found (give one with -c or MAILBOT_CONFIG)\n"
+    )
+    monkeypatch.setenv("MAILBOT_CONFIG", str(config))
+    assert run("init")[0] == 0
+    assert (elsewhere / "env.db").exists()
+    write_config(tmp_path, f"sqlite:///{tmp_path / 'here.db'}")
+    monkeypatch.delenv("MAILBOT_CONFIG")
+    assert run("init")[0] == 0
+    assert (tmp_path / "here.db").exists()
+
+
+def test_bad_start_list_names_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = str(write_config(tmp_path, f"sqlite:///{tmp_path / 'm.db'}"))
+    assert run("-c", config, "init")[0] == 0
+    start_list = tmp_path / "start.yaml"
+    start_list.write_text(START_LIST.replace("popov@example.org", "popov@"), encoding="utf-8")
+    capsys.readouterr()
+    assert run("-c", config, "tournament", "import", str(start_list))[0] == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"mailbot: {start_list}: players[2].email: 'popov@' is not a valid")
+    assert err.count("\n") == 1
+    assert run("-c", config, "tournament", "import", str(tmp_path / "none.yaml"))[0] == 2
+    assert "none.yaml: file not found" in capsys.readouterr().err
+
+
+def test_other_failures_exit_1_and_are_logged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No `init`: the tables do not exist.
+    config = str(write_config(tmp_path, f"sqlite:///{tmp_path / 'm.db'}"))
+    start_list = tmp_path / "start.yaml"
+    start_list.write_text(START_LIST, encoding="utf-8")
+    assert run("-c", config, "tournament", "import", str(start_list))[0] == 1
+    err = capsys.readouterr().err
+    assert "ERROR mailbot: tournament import failed" in err
+    assert "no such table" in err
+
+
+@pytest.mark.parametrize(
+    "argv", [[], ["frobnicate"], ["tournament"], ["tournament", "import"], ["init", "extra"]]
+)
+def test_bad_usage_exits_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    assert "usage: mailbot" in capsys.readouterr().err
+
+
+def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "init" in out and "tournament" in out
+
+
+def test_python_dash_m(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mailbot", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+    )
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"mailbot {__version__}"

@@ -1,0 +1,219 @@
+from __future__ import annotations
+
+import copy
+import dataclasses
+import doctest
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import mailbot.config
+from mailbot.config import (
+    ConfigError,
+    Security,
+    config_from_mapping,
+    load_config,
+    parse_config,
+)
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.yaml"
+ENV = {"MAILBOT_IMAP_PASSWORD": "imap-s3cret", "MAILBOT_SMTP_PASSWORD": "smtp-s3cret"}
+
+GOOD: dict[str, Any] = {
+    "database": "sqlite:///mailbot.db",
+    "timezone": "Europe/Sofia",
+    "imap": {
+        "host": "127.0.0.1",
+        "port": 993,
+        "security": "ssl",
+        "username": "bot@federation.example",
+        "password": "${MAILBOT_IMAP_PASSWORD}",
+        "folder": "INBOX",
+        "done_folder": "Processed",
+    },
+    "smtp": {
+        "host": "127.0.0.1",
+        "port": 465,
+        "security": "ssl",
+        "username": "bot@federation.example",
+        "password": "${MAILBOT_SMTP_PASSWORD}",
+        "sender": "Federation CC <bot@federation.example>",
+    },
+}
+
+
+def changed(path: str, value: Any) -> dict[str, Any]:
+    """GOOD with the key at ``path`` (dotted) set to ``value``, or removed for ``...``."""
+    data = copy.deepcopy(GOOD)
+    *parents, last = path.split(".")
+    node = data
+    for key in parents:
+        node = node.setdefault(key, {})
+    if value is ...:
+        del node[last]
+    else:
+        node[last] = value
+    return data
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(mailbot.config).failed == 0
+
+
+def test_example_file_is_valid() -> None:
+    config = load_config(EXAMPLE, ENV)
+    assert config.database == "sqlite:///mailbot.db"
+    assert config.timezone == "Europe/Sofia"
+    assert config.imap.password == "imap-s3cret"
+    assert config.smtp.password == "smtp-s3cret"
+    assert config.smtp.sender == "Federation CC <bot@federation.example>"
+    assert config.imap.security is Security.SSL
+
+
+def test_good_config_and_defaults() -> None:
+    config = config_from_mapping(GOOD, ENV)
+    assert (config.imap.host, config.imap.port, config.imap.folder) == ("127.0.0.1", 993, "INBOX")
+    assert config.imap.done_folder == "Processed"
+    assert config.imap.quarantine_folder == "Quarantine"
+    assert (config.imap.idle_seconds, config.imap.poll_seconds) == (300, 60)
+    assert config.policy.authserv_id is None
+    assert config.policy.require_dmarc is False
+    assert config.policy.replies_per_sender_per_day == 20
+    assert config.sweep.hour == 6
+    assert config.log_level == "INFO"
+
+
+def test_optional_keys() -> None:
+    data = copy.deepcopy(GOOD)
+    data["imap"].update(quarantine_folder="Bad", idle_seconds=120, poll_seconds=30)
+    data["smtp"]["security"] = "starttls"
+    data["policy"] = {
+        "authserv_id": "mx.federation.example",
+        "require_dmarc": True,
+        "replies_per_sender_per_day": 5,
+    }
+    data["sweep"] = {"hour": 23}
+    data["log_level"] = "debug"
+    config = config_from_mapping(data, ENV)
+    assert (config.imap.quarantine_folder, config.imap.idle_seconds) == ("Bad", 120)
+    assert config.imap.poll_seconds == 30
+    assert config.smtp.security is Security.STARTTLS
+    assert config.policy.authserv_id == "mx.federation.example"
+    assert config.policy.require_dmarc is True
+    assert config.policy.replies_per_sender_per_day == 5
+    assert config.sweep.hour == 23
+    assert config.log_level == "DEBUG"
+
+
+def test_empty_optional_sections_are_defaults() -> None:
+    data = copy.deepcopy(GOOD)
+    data["policy"] = None
+    assert config_from_mapping(data, ENV).policy.replies_per_sender_per_day == 20
+
+
+def test_environment_substitution() -> None:
+    data = changed("imap.password", "pre-${A}-${B}-$${A}")
+    data = {**data, "smtp": {**data["smtp"], "port": "${PORT}"}}
+    config = config_from_mapping(data, {**ENV, "A": "x", "B": "y", "PORT": "2525"})
+    assert config.imap.password == "pre-x-y-${A}"
+    assert config.smtp.port == 2525
+
+
+def test_environment_substitution_of_a_flag() -> None:
+    data = changed("policy.require_dmarc", "${DMARC}")
+    data["policy"]["authserv_id"] = "mx.example.org"
+    assert config_from_mapping(data, {**ENV, "DMARC": "true"}).policy.require_dmarc is True
+
+
+def test_missing_variable_is_named() -> None:
+    with pytest.raises(ConfigError) as caught:
+        config_from_mapping(GOOD, {"MAILBOT_IMAP_PASSWORD": "x"})
+    assert (
+        str(caught.value) == "smtp.password: environment variable MAILBOT_SMTP_PASSWORD is not set"
+    )
+
+
+def test_secrets_stay_out_of_repr_and_str() -> None:
+    data = changed("database", "postgresql+psycopg://bot:db-s3cret@db.example.org/cc")
+    config = config_from_mapping(data, ENV)
+    for text in (repr(config), str(config), repr(config.imap), str(config.smtp)):
+        assert "s3cret" not in text
+    assert "bot@federation.example" in repr(config.imap)
+    assert config.database.endswith("db-s3cret@db.example.org/cc")
+
+
+def test_config_is_immutable() -> None:
+    config = config_from_mapping(GOOD, ENV)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.imap.port = 1  # type: ignore[misc]
+
+
+ERRORS: list[tuple[str, str, Any, str]] = [
+    ("unknown top-level key", "databse", "x", "databse: unknown key"),
+    ("unknown nested key", "imap.tls", True, "imap.tls: unknown key"),
+    ("unknown key in an optional section", "sweep.minute", 5, "sweep.minute: unknown key"),
+    ("missing database", "database", ..., "database: is required"),
+    ("missing section", "smtp", ..., "smtp: is required"),
+    ("missing nested key", "imap.done_folder", ..., "imap.done_folder: is required"),
+    ("section not a mapping", "imap", "127.0.0.1", "imap: must be a mapping"),
+    ("port not a number", "imap.port", "993a", "imap.port: must be a whole number"),
+    ("port a float", "smtp.port", 465.5, "smtp.port: must be a whole number"),
+    ("port a flag", "smtp.port", True, "smtp.port: must be a whole number"),
+    ("port out of range", "imap.port", 70000, "imap.port: must be at most 65535"),
+    ("port zero", "imap.port", 0, "imap.port: must be at least 1"),
+    ("security unknown", "smtp.security", "tls", "smtp.security: must be one of ssl, starttls"),
+    ("host a number", "imap.host", 10, "imap.host: must be text"),
+    ("host empty", "imap.host", "", "imap.host: must not be empty"),
+    ("host null", "imap.host", None, "imap.host: must not be empty"),
+    ("password a number", "imap.password", 1234, "imap.password: must be text"),
+    ("bad database URL", "database", "mailbot.db", "database: is not a database URL"),
+    ("unknown database", "database", "oracle+nothing://x", "database: names a database"),
+    ("unknown timezone", "timezone", "Europe/Sofija", "timezone: unknown time zone"),
+    ("idle zero", "imap.idle_seconds", 0, "imap.idle_seconds: must be at least 1"),
+    ("dmarc not a flag", "policy.require_dmarc", "yes", "policy.require_dmarc: must be true"),
+    ("dmarc without server", "policy.require_dmarc", True, "policy.authserv_id: is required"),
+    (
+        "negative cap",
+        "policy.replies_per_sender_per_day",
+        -1,
+        "policy.replies_per_sender_per_day: must be at least 0",
+    ),
+    ("sweep hour", "sweep.hour", 24, "sweep.hour: must be at most 23"),
+    ("log level", "log_level", "LOUD", "log_level: must be one of DEBUG"),
+    ("bad variable name", "imap.username", "${1X}", "imap.username: ${1X} is not a valid"),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"), [e[1:] for e in ERRORS], ids=[e[0] for e in ERRORS]
+)
+def test_errors_name_the_key(path: str, value: Any, message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        config_from_mapping(changed(path, value), ENV)
+    assert str(caught.value).startswith(message)
+    assert caught.value.path == message.split(":")[0]
+    assert "s3cret" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "the file is empty"),
+        ("- database\n", "must be a mapping"),
+        ("database: [x\n", "not valid YAML: line 2"),
+    ],
+)
+def test_file_level_errors(text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message) as caught:
+        parse_config(text, ENV)
+    assert caught.value.path == ""
+
+
+def test_load_from_file(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(GOOD), encoding="utf-8")
+    assert load_config(path, ENV).imap.port == 993
+    with pytest.raises(ConfigError, match="file not found"):
+        load_config(tmp_path / "missing.yaml", ENV)

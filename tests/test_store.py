@@ -1,0 +1,400 @@
+from __future__ import annotations
+
+import datetime
+import doctest
+import hashlib
+import warnings
+from collections.abc import Callable, Iterator
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import CheckConstraint, Engine, inspect, select
+from sqlalchemy.exc import IntegrityError, StatementError
+from sqlalchemy.orm import Session, sessionmaker
+
+import mailbot.store
+from mailbot.startlist import parse_start_list
+from mailbot.store import (
+    Base,
+    DuplicateTournamentError,
+    Game,
+    InboundMessage,
+    Move,
+    NaiveDatetimeError,
+    Notice,
+    Outbox,
+    Player,
+    Tournament,
+    describe_url,
+    import_start_list,
+    make_engine,
+    migrations_directory,
+    schema_revision,
+    session_factory,
+    upgrade,
+)
+
+UTC = datetime.UTC
+SOFIA = datetime.timezone(datetime.timedelta(hours=2))
+NOW = datetime.datetime(2026, 2, 20, 12, 0, tzinfo=UTC)
+
+START_LIST = """\
+index: BG-2026-E1
+name: National e-mail championship
+profile: bg-email
+start: 2026-03-01
+end: 2027-06-30
+language: bg
+notation: bg-cyrillic
+conditional_moves: true
+rules: {penalty_days: 10}
+director: {name: Georgi Georgiev, email: td@federation.example}
+players:
+  - {id: ivanov, name: Ivan Ivanov, email: ivanov@example.org}
+  - {id: petrov, name: Petar Petrov, email: petrov@example.org, language: en, notation: en}
+  - {id: popov, name: Pavel Popov, email: popov@example.org}
+  - {id: kolev, name: Kolyo Kolev, email: kolev@example.org}
+games: double-round-robin
+"""
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def sessions(engine: Engine) -> sessionmaker[Session]:
+    return session_factory(engine)
+
+
+@pytest.fixture
+def tournament_id(sessions: sessionmaker[Session]) -> int:
+    with sessions.begin() as session:
+        return import_start_list(session, parse_start_list(START_LIST), NOW).id
+
+
+def inbound(n: int, **changes: object) -> InboundMessage:
+    raw = f"Message-ID: <{n}@example.org>\r\n\r\n1. e2-e4\r\n".encode()
+    values: dict[str, object] = {
+        "message_id": f"<{n}@example.org>",
+        "raw_sha256": hashlib.sha256(raw).hexdigest(),
+        "folder": "INBOX",
+        "uidvalidity": 7,
+        "uid": n,
+        "internaldate": NOW,
+        "from_addr": "ivanov@example.org",
+        "subject": "[BG-2026-E1/1]",
+        "raw": raw,
+        "created_at": NOW,
+    }
+    values.update(changes)
+    return InboundMessage(**values)
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(mailbot.store).failed == 0
+
+
+def schema_differences(engine: Engine) -> list[object]:
+    with warnings.catch_warnings():
+        # SQLite cannot reflect the expression index of the notice ledger;
+        # its effect is checked in test_notice_ledger_is_unique.
+        warnings.filterwarnings("ignore", message=".*expression-based index")
+        with engine.connect() as connection:
+            context = MigrationContext.configure(connection, opts={"compare_type": True})
+            return list(compare_metadata(context, Base.metadata))
+
+
+def test_migration_creates_exactly_the_models(engine: Engine) -> None:
+    assert schema_differences(engine) == []
+    reflected = inspect(engine)
+    for table in Base.metadata.sorted_tables:
+        declared = {c.name for c in table.constraints if isinstance(c, CheckConstraint)}
+        found = {c["name"] for c in reflected.get_check_constraints(table.name)}
+        assert found == declared, table.name
+
+
+def test_schema_differences_are_noticed(db_url: str) -> None:
+    engine = make_engine(db_url)
+    try:
+        upgrade(engine)
+        with engine.begin() as connection:
+            connection.exec_driver_sql("DROP TABLE reply_counts")
+        assert [d[0] for d in schema_differences(engine)] == ["add_table"]  # type: ignore[index]
+    finally:
+        engine.dispose()
+
+
+def test_upgrade_is_idempotent_and_reversible(db_url: str) -> None:
+    from alembic import command
+
+    from mailbot.store import alembic_config
+
+    assert schema_revision(db_url) is None
+    upgrade(db_url)
+    upgrade(db_url)
+    assert schema_revision(db_url) == "0001"
+    engine = make_engine(db_url)
+    try:
+        with engine.begin() as connection:
+            command.downgrade(alembic_config(connection), "base")
+        assert schema_revision(engine) is None
+        assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+        upgrade(engine)
+        assert schema_differences(engine) == []
+    finally:
+        engine.dispose()
+
+
+def test_aware_datetimes_round_trip(sessions: sessionmaker[Session], tournament_id: int) -> None:
+    nine_in_sofia = datetime.datetime(2026, 3, 5, 9, 30, 15, 123456, tzinfo=SOFIA)
+    with sessions.begin() as session:
+        session.add(inbound(1, internaldate=nine_in_sofia))
+    with sessions() as session:
+        stored = session.scalars(select(InboundMessage.internaldate)).one()
+    assert stored == nine_in_sofia
+    assert stored.utcoffset() == datetime.timedelta(0)
+    assert stored.hour == 7
+
+
+def test_instants_compare_across_zones(sessions: sessionmaker[Session]) -> None:
+    with sessions.begin() as session:
+        session.add(inbound(1, internaldate=datetime.datetime(2026, 3, 5, 10, tzinfo=UTC)))
+    with sessions() as session:
+
+        def count_before(instant: datetime.datetime) -> int:
+            query = select(InboundMessage).where(InboundMessage.internaldate <= instant)
+            return len(session.scalars(query).all())
+
+        # 11:30 in Sofia is 09:30 UTC: before the message; 12:30 is after it.
+        assert count_before(datetime.datetime(2026, 3, 5, 11, 30, tzinfo=SOFIA)) == 0
+        assert count_before(datetime.datetime(2026, 3, 5, 12, 30, tzinfo=SOFIA)) == 1
+
+
+def test_naive_datetimes_are_refused(sessions: sessionmaker[Session]) -> None:
+    with pytest.raises(StatementError) as caught, sessions.begin() as session:
+        session.add(inbound(1, internaldate=datetime.datetime(2026, 3, 5, 10)))
+    assert isinstance(caught.value.orig, NaiveDatetimeError)
+
+
+def test_import_start_list(sessions: sessionmaker[Session], tournament_id: int) -> None:
+    with sessions() as session:
+        t = session.get_one(Tournament, tournament_id)
+        assert (t.index, t.profile, t.timezone) == ("BG-2026-E1", "bg-email", "Europe/Sofia")
+        assert t.rules == {"penalty_days": 10}
+        assert (t.start, t.end, t.extended_to) == (
+            datetime.date(2026, 3, 1),
+            datetime.date(2027, 6, 30),
+            None,
+        )
+        assert (t.language, t.notation, t.conditional_moves) == ("bg", "bg-cyrillic", True)
+        assert t.director_email == "td@federation.example"
+        assert t.created_at == NOW
+        assert [(p.key, p.language) for p in t.players] == [
+            ("ivanov", None),
+            ("petrov", "en"),
+            ("popov", None),
+            ("kolev", None),
+        ]
+        assert len(t.games) == 12
+        first = t.games[0]
+        assert (first.number, first.round, first.board) == (1, 1, 1)
+        assert (first.white.key, first.black.key) == ("ivanov", "kolev")
+        assert (first.white_oversteps, first.white_count_start_move) == (0, 1)
+        assert first.result is None and first.moves == []
+        last = t.games[-1]
+        assert (last.number, last.round, last.white.key, last.black.key) == (
+            12,
+            6,
+            "ivanov",
+            "popov",
+        )
+
+
+def test_import_refuses_an_existing_index(
+    sessions: sessionmaker[Session], tournament_id: int
+) -> None:
+    refused = pytest.raises(DuplicateTournamentError, match="BG-2026-E1 already exists")
+    with refused, sessions.begin() as session:
+        import_start_list(session, parse_start_list(START_LIST), NOW)
+    with sessions() as session:
+        assert session.scalars(select(Tournament.index)).all() == ["BG-2026-E1"]
+
+
+def _add(session: Session, *rows: object) -> None:
+    session.add_all(rows)
+    session.flush()
+
+
+UniqueCase = Callable[[Session, int], None]
+
+
+def _same_player_key(session: Session, t: int) -> None:
+    _add(session, Player(tournament_id=t, key="ivanov", name="X", email="x@example.org"))
+
+
+def _same_player_email(session: Session, t: int) -> None:
+    _add(session, Player(tournament_id=t, key="x", name="X", email="ivanov@example.org"))
+
+
+def _same_game_number(session: Session, t: int) -> None:
+    g = session.scalars(select(Game).where(Game.number == 1)).one()
+    _add(
+        session,
+        Game(tournament_id=t, number=1, white_id=g.black_id, black_id=g.white_id, created_at=NOW),
+    )
+
+
+def _same_ply(session: Session, t: int) -> None:
+    g = session.scalars(select(Game).where(Game.number == 1)).one()
+    for _ in range(2):
+        _add(session, Move(game_id=g.id, ply=1, uci="e2e4", san="e4", text="e2-e4", sent_at=NOW))
+
+
+def _same_message_id(session: Session, t: int) -> None:
+    _add(session, inbound(1), inbound(2, message_id="<1@example.org>"))
+
+
+def _same_uid(session: Session, t: int) -> None:
+    _add(session, inbound(1), inbound(2, uid=1))
+
+
+def _same_outbox_id(session: Session, t: int) -> None:
+    rows = [
+        Outbox(
+            message_id="1.mailbot@federation.example",
+            to_addrs=["a@example.org"],
+            subject="s",
+            text_body="b",
+            event="move",
+            next_attempt_at=NOW,
+            created_at=NOW,
+        )
+        for _ in range(2)
+    ]
+    _add(session, *rows)
+
+
+def _bad_result(session: Session, t: int) -> None:
+    g = session.scalars(select(Game).where(Game.number == 1)).one()
+    g.result = "won"
+    session.flush()
+
+
+def _unknown_player(session: Session, t: int) -> None:
+    _add(session, Game(tournament_id=t, number=99, white_id=9999, black_id=9998, created_at=NOW))
+
+
+UNIQUE_CASES: list[UniqueCase] = [
+    _same_player_key,
+    _same_player_email,
+    _same_game_number,
+    _same_ply,
+    _same_message_id,
+    _same_uid,
+    _same_outbox_id,
+    _bad_result,
+    _unknown_player,
+]
+
+
+@pytest.mark.parametrize("case", UNIQUE_CASES, ids=[c.__name__.strip("_") for c in UNIQUE_CASES])
+def test_constraints(sessions: sessionmaker[Session], tournament_id: int, case: UniqueCase) -> None:
+    with pytest.raises(IntegrityError), sessions.begin() as session:
+        case(session, tournament_id)
+
+
+def test_raw_bytes_are_unique(sessions: sessionmaker[Session], tournament_id: int) -> None:
+    with sessions.begin() as session:
+        _add(session, inbound(1, message_id=None))
+    with pytest.raises(IntegrityError), sessions.begin() as session:
+        _add(session, inbound(2, message_id=None, raw_sha256=inbound(1).raw_sha256))
+
+
+def test_messages_without_id_or_uid_can_coexist(
+    sessions: sessionmaker[Session], tournament_id: int
+) -> None:
+    with sessions.begin() as session:
+        for n in range(3):
+            _add(session, inbound(n, message_id=None, folder=None, uidvalidity=None, uid=None))
+    with sessions.begin() as session:
+        _add(session, inbound(10, folder="INBOX", uidvalidity=8, uid=1))  # new UIDVALIDITY
+        _add(session, inbound(11, folder="Other", uidvalidity=7, uid=1))
+    with sessions() as session:
+        assert len(session.scalars(select(InboundMessage)).all()) == 5
+
+
+@pytest.mark.parametrize("scope", ["game", "player", "tournament"])
+def test_notice_ledger_is_unique(
+    sessions: sessionmaker[Session], tournament_id: int, scope: str
+) -> None:
+    with sessions() as session:
+        game_id = session.scalars(select(Game.id).where(Game.number == 1)).one()
+        player_id = session.scalars(select(Player.id).where(Player.key == "ivanov")).one()
+
+    def notice(key: str) -> Notice:
+        return Notice(
+            tournament_id=tournament_id,
+            game_id=game_id if scope == "game" else None,
+            player_id=player_id if scope == "player" else None,
+            kind="repeat",
+            key=key,
+            created_at=NOW,
+        )
+
+    with sessions.begin() as session:
+        _add(session, notice("ply=1"), notice("ply=3"))
+    with pytest.raises(IntegrityError), sessions.begin() as session:
+        _add(session, notice("ply=1"))
+    with sessions() as session:
+        assert len(session.scalars(select(Notice)).all()) == 2
+
+
+def test_json_columns_round_trip(sessions: sessionmaker[Session], tournament_id: int) -> None:
+    with sessions.begin() as session:
+        game = session.scalars(select(Game).where(Game.number == 1)).one()
+        game.pending_conditional = ["g8f6", "c1g5"]
+        game.pending_conditional_by = "white"
+        session.add(
+            Outbox(
+                message_id="2.mailbot@federation.example",
+                to_addrs=["ivanov@example.org"],
+                cc_addrs=["td@federation.example"],
+                subject="[BG-2026-E1/1] Ivan Ivanov – Kolyo Kolev: move",
+                headers={"X-Mailbot-Event": "move", "X-Mailbot-Ply": "1"},
+                text_body="1. e2-e4",
+                event="move",
+                game_id=game.id,
+                next_attempt_at=NOW,
+                created_at=NOW,
+            )
+        )
+    with sessions() as session:
+        game = session.scalars(select(Game).where(Game.number == 1)).one()
+        assert game.pending_conditional == ["g8f6", "c1g5"]
+        row = session.scalars(select(Outbox)).one()
+        assert row.headers == {"X-Mailbot-Event": "move", "X-Mailbot-Ply": "1"}
+        assert row.cc_addrs == ["td@federation.example"]
+        assert row.subject.endswith("Kolyo Kolev: move")
+        assert (row.status, row.attempts) == ("pending", 0)
+
+
+def test_deleting_a_tournament_removes_its_rows(
+    sessions: sessionmaker[Session], tournament_id: int
+) -> None:
+    with sessions.begin() as session:
+        session.delete(session.get_one(Tournament, tournament_id))
+    with sessions() as session:
+        assert session.scalars(select(Game)).all() == []
+        assert session.scalars(select(Player)).all() == []
+
+
+def test_make_engine_and_helpers() -> None:
+    assert make_engine("postgresql://u@h/d").dialect.driver == "psycopg"
+    assert describe_url("postgresql+psycopg://u:pw@h/d") == "postgresql+psycopg://u:***@h/d"
+    assert (migrations_directory() / "versions" / "0001_initial.py").is_file()
