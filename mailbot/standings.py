@@ -1,0 +1,852 @@
+"""Standings: the crosstable of a round robin and the table of a team event.
+
+A crosstable is built from the start list (ids and names, in start-list
+order) and the games (White, Black, result). Results are written as in PGN,
+White's score first, except that ``'*'`` marks an *annulled* game, which
+counts for nothing; a game still in progress has the result ``None``::
+
+    >>> table = crosstable(
+    ...     [("ann", "Ann"), ("bob", "Bob"), ("cid", "Cid")],
+    ...     [("ann", "bob", "1-0"), ("bob", "cid", "1/2-1/2"), ("cid", "ann", None)],
+    ... )
+    >>> [(row.place, row.name, format_points(row.points)) for row in table.rows]
+    [('1', 'Ann', '1'), ('2-3', 'Bob', '½'), ('2-3', 'Cid', '½')]
+    >>> print(render_crosstable(table))
+    Place  No  Player  1 2 3  Pts  Gms  Unf  +  =  -  SB
+    1       1  Ann     X 1 .    1    1    1  1  0  0   ½
+    2-3     2  Bob     0 X ½    ½    2    0  0  1  1   ¼
+    2-3     3  Cid     . ½ X    ½    1    1  0  1  0   ¼
+    Gms: games played; Unf: unfinished; SB: Sonneborn-Berger
+    * annulled game; . unfinished game
+
+Players are ranked by points, then by the Sonneborn-Berger score, then by
+the number of wins, then (when exactly two players are still level) by their
+games against each other. Players level on all of these share the place
+(``'3-4'``) and are listed in start-list order.
+
+Team events (rules.md section 6; the appendix of the Bulgarian rules; 004
+art. 19-23) score 2 match points for a won match, 1 for a drawn one, 0 for a
+lost one. Each board's result is written from the home team's side
+(``'1-0'``: the home team's player won)::
+
+    >>> table = team_table(
+    ...     [("sof", "Sofia"), ("var", "Varna")],
+    ...     [Match("sof", "var", ("1-0", "1/2-1/2"))],
+    ... )
+    >>> [(row.name, row.match_points, format_points(row.game_points)) for row in table.rows]
+    [('Sofia', 2, '1½'), ('Varna', 0, '½')]
+
+A match is decided only when all its boards are finished (annulled boards
+count as finished, for no points). An undecided match gives its finished
+boards' game points but no match points, so that a provisional table never
+counts a match as won before it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import chess
+
+#: Results a game or a board can have; ``'*'`` is an annulled game.
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+
+#: The score of the first-named side for each finished result.
+_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
+#: What a crosstable cell shows, from the row player's side.
+_MARK = {1.0: "1", 0.5: "½", 0.0: "0"}
+ANNULLED_MARK = "*"
+UNFINISHED_MARK = "."
+
+_FRACTIONS = {0.0: "", 0.25: "¼", 0.5: "½", 0.75: "¾"}
+
+
+class StandingsError(ValueError):
+    """The players, teams or results cannot make a table."""
+
+
+class UnknownResultError(StandingsError):
+    """A result other than ``'1-0'``, ``'0-1'``, ``'1/2-1/2'``, ``'*'`` or ``None``."""
+
+
+class UnknownEntrantError(StandingsError):
+    """A game or match names a player or team that is not on the list."""
+
+
+class DuplicateEntrantError(StandingsError):
+    """The same player or team id is listed twice."""
+
+
+class SelfPairingError(StandingsError):
+    """A game or match pairs a player or team with itself."""
+
+
+class BoardCountError(StandingsError):
+    """Matches of one event with different numbers of boards, or no boards."""
+
+
+class UnknownLanguageError(StandingsError):
+    """A table can be written in ``en``, ``bg`` or ``ru``."""
+
+
+def format_points(value: float) -> str:
+    """Points the way a chess table shows them, halves and quarters as fractions.
+
+    >>> format_points(2.5), format_points(0.5), format_points(3), format_points(0)
+    ('2½', '½', '3', '0')
+    >>> format_points(6.75)
+    '6¾'
+    """
+    whole = int(value)
+    fraction = _FRACTIONS.get(value - whole)
+    if fraction is None or value < 0:
+        return f"{value:g}"
+    if whole == 0 and fraction:
+        return fraction
+    return f"{whole}{fraction}"
+
+
+def _check_result(result: str | None) -> str | None:
+    if result is not None and result not in RESULTS:
+        raise UnknownResultError(
+            f"unknown result {result!r}: write 1-0, 0-1, 1/2-1/2, * (annulled) or nothing"
+        )
+    return result
+
+
+def _entrants(entries: Iterable[tuple[str, str]], what: str) -> list[tuple[str, str]]:
+    out = list(entries)
+    seen: set[str] = set()
+    for key, _ in out:
+        if key in seen:
+            raise DuplicateEntrantError(f"{what} {key!r} is listed twice")
+        seen.add(key)
+    return out
+
+
+# -- Ranking ---------------------------------------------------------------
+
+#: Given the ids still level, the sort key of each (higher is better), or
+#: ``None`` when the criterion does not apply to a group of that size.
+_Criterion = Callable[[Sequence[str]], Mapping[str, tuple[float, ...]] | None]
+
+
+def _refine(
+    group: list[str], criteria: Sequence[_Criterion], mutual: int, start: int = 0
+) -> list[list[str]]:
+    """Split ``group`` (in start-list order) by each criterion in turn, best first.
+
+    Each criterion sees only the ids still level after the ones before it.
+    When a criterion separates some of them, the criteria from index
+    ``mutual`` on (those that look at the games among the ids still level)
+    are applied afresh to each smaller group. A group of several ids left at
+    the end shares a place and keeps start-list order.
+    """
+    if len(group) < 2 or start >= len(criteria):
+        return [group]
+    keys = criteria[start](group)
+    if keys is None:
+        return _refine(group, criteria, mutual, start + 1)
+    levels = sorted(set(keys.values()), reverse=True)
+    following = start + 1 if len(levels) == 1 else min(start + 1, mutual)
+    out: list[list[str]] = []
+    for key in levels:
+        out.extend(_refine([i for i in group if keys[i] == key], criteria, mutual, following))
+    return out
+
+
+def _places(groups: list[list[str]]) -> list[tuple[str, str]]:
+    """(id, place) in table order; a shared place reads ``'3-4'``."""
+    out: list[tuple[str, str]] = []
+    first = 1
+    for group in groups:
+        last = first + len(group) - 1
+        place = str(first) if last == first else f"{first}-{last}"
+        out.extend((key, place) for key in group)
+        first = last + 1
+    return out
+
+
+# -- Individual crosstable ---------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    """The results of a row player against one opponent, in the order of the games.
+
+    Each mark is ``'1'``, ``'½'`` or ``'0'`` from the row player's side, ``'*'``
+    for an annulled game and ``'.'`` for an unfinished one. A double round
+    robin has two marks per cell.
+    """
+
+    opponent: str
+    marks: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class CrosstableRow:
+    """One player's line of the crosstable."""
+
+    #: ``'1'``, or ``'3-4'`` for a shared place.
+    place: str
+    #: The row's number in the table, which heads the player's column.
+    number: int
+    #: The player's number in the start list, from 1.
+    start_number: int
+    player: str
+    name: str
+    points: float
+    #: Finished games (annulled and unfinished ones not counted).
+    played: int
+    unfinished: int
+    wins: int
+    draws: int
+    losses: int
+    sonneborn_berger: float
+    #: Against every other player, in table order.
+    cells: tuple[Cell, ...]
+
+    def against(self, opponent: str) -> tuple[str, ...]:
+        """The marks against ``opponent`` (empty when they have no game)."""
+        for cell in self.cells:
+            if cell.opponent == opponent:
+                return cell.marks
+        return ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Crosstable:
+    """The rows best first; ``cycles`` is 2 for a double round robin."""
+
+    rows: tuple[CrosstableRow, ...]
+    cycles: int
+
+    def row(self, player: str) -> CrosstableRow:
+        """The row of ``player``."""
+        for row in self.rows:
+            if row.player == player:
+                return row
+        raise UnknownEntrantError(f"no player {player!r} in the table")
+
+
+def crosstable(
+    players: Iterable[tuple[str, str]],
+    games: Iterable[tuple[str, str, str | None]],
+) -> Crosstable:
+    """The crosstable of a (double) round robin.
+
+    ``players`` are ``(id, name)`` in start-list order; ``games`` are
+    ``(white_id, black_id, result)``. Annulled games (``'*'``) count for
+    nothing; unfinished ones (``None``) are counted only as unfinished.
+
+    >>> t = crosstable([("a", "A"), ("b", "B")], [("a", "b", "1-0"), ("b", "a", "*")])
+    >>> t.cycles, t.row("a").against("b"), t.row("b").against("a")
+    (2, ('1', '*'), ('0', '*'))
+    """
+    entrants = _entrants(players, "player")
+    names = dict(entrants)
+    order = [key for key, _ in entrants]
+    checked: list[tuple[str, str, str | None]] = []
+    for white, black, result in games:
+        for key in (white, black):
+            if key not in names:
+                raise UnknownEntrantError(f"game {white} - {black}: no player {key!r}")
+        if white == black:
+            raise SelfPairingError(f"game {white} - {black}: a player cannot play themselves")
+        checked.append((white, black, _check_result(result)))
+
+    points = dict.fromkeys(order, 0.0)
+    played = dict.fromkeys(order, 0)
+    unfinished = dict.fromkeys(order, 0)
+    wins = dict.fromkeys(order, 0)
+    draws = dict.fromkeys(order, 0)
+    marks: dict[tuple[str, str], list[str]] = {}
+    #: (player, opponent, score) for every finished game, both ways round.
+    scores: list[tuple[str, str, float]] = []
+    for white, black, result in checked:
+        for me, other, mine in ((white, black, True), (black, white, False)):
+            mark = marks.setdefault((me, other), [])
+            if result is None:
+                unfinished[me] += 1
+                mark.append(UNFINISHED_MARK)
+            elif result == "*":
+                mark.append(ANNULLED_MARK)
+            else:
+                score = _SCORE[result] if mine else 1.0 - _SCORE[result]
+                points[me] += score
+                played[me] += 1
+                wins[me] += score == 1.0
+                draws[me] += score == 0.5
+                mark.append(_MARK[score])
+                scores.append((me, other, score))
+
+    sb = dict.fromkeys(order, 0.0)
+    mutual: dict[tuple[str, str], float] = {}
+    for me, other, score in scores:
+        sb[me] += score * points[other]
+        mutual[me, other] = mutual.get((me, other), 0.0) + score
+
+    def head_to_head(group: Sequence[str]) -> Mapping[str, tuple[float, ...]] | None:
+        if len(group) != 2:
+            return None
+        a, b = group
+        return {a: (mutual.get((a, b), 0.0),), b: (mutual.get((b, a), 0.0),)}
+
+    criteria: list[_Criterion] = [
+        lambda group: {i: (points[i],) for i in group},
+        lambda group: {i: (sb[i],) for i in group},
+        lambda group: {i: (float(wins[i]),) for i in group},
+        head_to_head,
+    ]
+    ranked = _places(_refine(order, criteria, mutual=3))
+    table_order = [key for key, _ in ranked]
+    start = {key: n for n, key in enumerate(order, start=1)}
+    rows = tuple(
+        CrosstableRow(
+            place=place,
+            number=number,
+            start_number=start[key],
+            player=key,
+            name=names[key],
+            points=points[key],
+            played=played[key],
+            unfinished=unfinished[key],
+            wins=wins[key],
+            draws=draws[key],
+            losses=played[key] - wins[key] - draws[key],
+            sonneborn_berger=sb[key],
+            cells=tuple(
+                Cell(other, tuple(marks.get((key, other), ())))
+                for other in table_order
+                if other != key
+            ),
+        )
+        for number, (key, place) in enumerate(ranked, start=1)
+    )
+    cycles = max((len(m) for m in marks.values()), default=1)
+    return Crosstable(rows, cycles)
+
+
+# -- Team standings -------------------------------------------------------------
+
+
+def board_colours(team_has_white: bool, boards: int) -> list[chess.Color]:
+    """A team's colour on each board (004 art. 20).
+
+    The team that has White plays White on the odd boards and Black on the
+    even ones; its opponent the other way round.
+
+    >>> board_colours(True, 4) == [chess.WHITE, chess.BLACK, chess.WHITE, chess.BLACK]
+    True
+    >>> board_colours(False, 3) == [chess.BLACK, chess.WHITE, chess.BLACK]
+    True
+    """
+    if boards < 0:
+        raise BoardCountError(f"a match cannot have {boards} boards")
+    return [team_has_white == (board % 2 == 1) for board in range(1, boards + 1)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Match:
+    """One match of a team event.
+
+    ``boards`` holds each board's result from the **home** team's side
+    (``'1-0'``: the home player won; ``'*'``: annulled; ``None``: unfinished).
+    ``home_has_white`` says which team has White in the sense of 004 art. 20
+    (White on the odd boards).
+
+    >>> m = Match("sof", "var", ("1-0", None))
+    >>> m.decided, m.score()
+    (False, (1.0, 0.0))
+    """
+
+    home: str
+    away: str
+    boards: tuple[str | None, ...]
+    home_has_white: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "boards", tuple(_check_result(r) for r in self.boards))
+        if not self.boards:
+            raise BoardCountError(f"match {self.home} - {self.away} has no boards")
+        if self.home == self.away:
+            raise SelfPairingError(f"match {self.home} - {self.away}: a team cannot play itself")
+
+    @classmethod
+    def from_games(
+        cls,
+        home: str,
+        away: str,
+        games: Sequence[str | None],
+        home_has_white: bool = True,
+    ) -> Match:
+        """A match from its games' results as in PGN (White's score first).
+
+        The colours follow 004 art. 20; the results are turned to the home
+        team's side.
+
+        >>> Match.from_games("sof", "var", ["1-0", "1-0"]).boards
+        ('1-0', '0-1')
+        >>> Match.from_games("sof", "var", ["1-0", "1-0"], home_has_white=False).boards
+        ('0-1', '1-0')
+        """
+        colours = board_colours(home_has_white, len(games))
+        boards = tuple(
+            _flip(_check_result(result)) if colour == chess.BLACK else result
+            for result, colour in zip(games, colours, strict=True)
+        )
+        return cls(home, away, boards, home_has_white)
+
+    @property
+    def decided(self) -> bool:
+        """Every board finished (annulled boards included)."""
+        return all(result is not None for result in self.boards)
+
+    def colours(self, team: str) -> list[chess.Color]:
+        """The colour of ``team`` on each board."""
+        if team not in (self.home, self.away):
+            raise UnknownEntrantError(f"{team!r} does not play {self.home} - {self.away}")
+        return board_colours(self.home_has_white == (team == self.home), len(self.boards))
+
+    def board_points(self, team: str) -> tuple[float, ...]:
+        """The points of ``team`` on each board; unfinished and annulled boards give 0.
+
+        >>> Match("sof", "var", ("1-0", "1/2-1/2", "*")).board_points("var")
+        (0.0, 0.5, 0.0)
+        """
+        home = team == self.home
+        if not home and team != self.away:
+            raise UnknownEntrantError(f"{team!r} does not play {self.home} - {self.away}")
+        return tuple(
+            (_SCORE[r] if home else 1.0 - _SCORE[r]) if r in _SCORE else 0.0 for r in self.boards
+        )
+
+    def score(self) -> tuple[float, float]:
+        """Game points of the finished boards: (home, away)."""
+        return sum(self.board_points(self.home)), sum(self.board_points(self.away))
+
+    def match_points(self, team: str) -> int:
+        """2 for a won match, 1 for a drawn one, 0 for a lost or undecided one."""
+        if not self.decided:
+            return 0
+        ours, theirs = self.score()
+        if team == self.away:
+            ours, theirs = theirs, ours
+        return 2 if ours > theirs else 1 if ours == theirs else 0
+
+
+def _flip(result: str | None) -> str | None:
+    return {"1-0": "0-1", "0-1": "1-0"}.get(result, result) if result is not None else None
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchScore:
+    """A team's result in one match: its game points, the opponent's, and if it is decided."""
+
+    points: float
+    against: float
+    decided: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class TeamCell:
+    """A team's matches against one opponent, in the order given."""
+
+    opponent: str
+    scores: tuple[MatchScore, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class TeamRow:
+    """One team's line of the table."""
+
+    place: str
+    number: int
+    start_number: int
+    team: str
+    name: str
+    match_points: int
+    game_points: float
+    #: Decided matches.
+    played: int
+    unfinished: int
+    wins: int
+    draws: int
+    losses: int
+    #: Game points on board 1, board 2, ... over all matches.
+    board_points: tuple[float, ...]
+    cells: tuple[TeamCell, ...]
+
+    def against(self, opponent: str) -> tuple[MatchScore, ...]:
+        """The matches against ``opponent`` (empty when they have none)."""
+        for cell in self.cells:
+            if cell.opponent == opponent:
+                return cell.scores
+        return ()
+
+
+@dataclasses.dataclass(frozen=True)
+class TeamTable:
+    """The rows best first; ``boards`` is the number of boards per match."""
+
+    rows: tuple[TeamRow, ...]
+    boards: int
+
+    def row(self, team: str) -> TeamRow:
+        """The row of ``team``."""
+        for row in self.rows:
+            if row.team == team:
+                return row
+        raise UnknownEntrantError(f"no team {team!r} in the table")
+
+
+def team_table(teams: Iterable[tuple[str, str]], matches: Iterable[Match]) -> TeamTable:
+    """The standings of a team event (the appendix of the Bulgarian rules).
+
+    ``teams`` are ``(id, name)`` in start-list order. Teams are ranked by
+
+    1. match points (2 for a win, 1 for a draw);
+    2. game points;
+    3. the match between them: match points from the decided matches among
+       the teams still level (for two teams, their head-to-head match);
+    4. board wins in those matches: more wins on board 1, then on board 2
+       (when board 1 gave neither a win), and so on;
+    5. game points on board 1 over the whole event, then on board 2, ...;
+    6. Black on board 1 in those matches: the team that had it (more often).
+
+    Criteria 3, 4 and 6 look at the matches among the teams still level. When
+    a later criterion separates some of them, those still level are compared
+    afresh from criterion 3 (so two teams left level after criterion 5 are
+    decided by their own match). Teams level on all six share the place and
+    are listed in start-list order. Game points and board results count every
+    finished board, also of undecided matches; match points only decided
+    matches.
+
+    >>> t = team_table(
+    ...     [("a", "A"), ("b", "B")],
+    ...     [Match("a", "b", ("1-0", "0-1"), home_has_white=True)],
+    ... )
+    >>> [(row.place, row.team) for row in t.rows]
+    [('1', 'a'), ('2', 'b')]
+
+    Here the match is drawn 1-1; A won on board 1 (criterion 4).
+    """
+    entrants = _entrants(teams, "team")
+    names = dict(entrants)
+    order = [key for key, _ in entrants]
+    played = list(matches)
+    sizes = {len(m.boards) for m in played}
+    if len(sizes) > 1:
+        raise BoardCountError(f"matches have different numbers of boards: {sorted(sizes)}")
+    boards = sizes.pop() if sizes else 0
+    for m in played:
+        for key in (m.home, m.away):
+            if key not in names:
+                raise UnknownEntrantError(f"match {m.home} - {m.away}: no team {key!r}")
+
+    mp = dict.fromkeys(order, 0)
+    gp = dict.fromkeys(order, 0.0)
+    decided = dict.fromkeys(order, 0)
+    undecided = dict.fromkeys(order, 0)
+    won = dict.fromkeys(order, 0)
+    drawn = dict.fromkeys(order, 0)
+    per_board = {key: [0.0] * boards for key in order}
+    for m in played:
+        for key in (m.home, m.away):
+            mp[key] += m.match_points(key)
+            points = m.board_points(key)
+            gp[key] += sum(points)
+            for b, p in enumerate(points):
+                per_board[key][b] += p
+            if m.decided:
+                decided[key] += 1
+                won[key] += m.match_points(key) == 2
+                drawn[key] += m.match_points(key) == 1
+            else:
+                undecided[key] += 1
+
+    def among(group: Sequence[str]) -> list[Match]:
+        return [m for m in played if m.home in group and m.away in group]
+
+    def head_to_head(group: Sequence[str]) -> Mapping[str, tuple[float, ...]]:
+        keys = dict.fromkeys(group, 0.0)
+        for m in among(group):
+            keys[m.home] += m.match_points(m.home)
+            keys[m.away] += m.match_points(m.away)
+        return {key: (value,) for key, value in keys.items()}
+
+    def board_wins(group: Sequence[str]) -> Mapping[str, tuple[float, ...]]:
+        keys = {key: [0.0] * boards for key in group}
+        for m in among(group):
+            for key in (m.home, m.away):
+                for b, p in enumerate(m.board_points(key)):
+                    keys[key][b] += p == 1.0
+        return {key: tuple(value) for key, value in keys.items()}
+
+    def black_on_board_one(group: Sequence[str]) -> Mapping[str, tuple[float, ...]]:
+        keys = dict.fromkeys(group, 0.0)
+        for m in among(group):
+            for key in (m.home, m.away):
+                keys[key] += m.colours(key)[0] == chess.BLACK
+        return {key: (value,) for key, value in keys.items()}
+
+    criteria: list[_Criterion] = [
+        lambda group: {key: (float(mp[key]),) for key in group},
+        lambda group: {key: (gp[key],) for key in group},
+        head_to_head,
+        board_wins,
+        lambda group: {key: tuple(per_board[key]) for key in group},
+        black_on_board_one,
+    ]
+    ranked = _places(_refine(order, criteria, mutual=2))
+    table_order = [key for key, _ in ranked]
+    start = {key: n for n, key in enumerate(order, start=1)}
+
+    def cell(key: str, other: str) -> TeamCell:
+        scores: list[MatchScore] = []
+        for m in played:
+            if {m.home, m.away} == {key, other}:
+                home, away = m.score()
+                ours, theirs = (home, away) if m.home == key else (away, home)
+                scores.append(MatchScore(ours, theirs, m.decided))
+        return TeamCell(other, tuple(scores))
+
+    rows = tuple(
+        TeamRow(
+            place=place,
+            number=number,
+            start_number=start[key],
+            team=key,
+            name=names[key],
+            match_points=mp[key],
+            game_points=gp[key],
+            played=decided[key],
+            unfinished=undecided[key],
+            wins=won[key],
+            draws=drawn[key],
+            losses=decided[key] - won[key] - drawn[key],
+            board_points=tuple(per_board[key]),
+            cells=tuple(cell(key, other) for other in table_order if other != key),
+        )
+        for number, (key, place) in enumerate(ranked, start=1)
+    )
+    return TeamTable(rows, boards)
+
+
+# -- Text rendering --------------------------------------------------------------
+
+_CROSSTABLE_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "place": "Place",
+        "number": "No",
+        "player": "Player",
+        "points": "Pts",
+        "played": "Gms",
+        "unfinished": "Unf",
+        "sb": "SB",
+        "legend": "Gms: games played; Unf: unfinished; SB: Sonneborn-Berger\n"
+        "* annulled game; . unfinished game",
+    },
+    "bg": {
+        "place": "Място",
+        "number": "№",
+        "player": "Състезател",
+        "points": "Точки",
+        "played": "Парт",
+        "unfinished": "Незав",
+        "sb": "SB",
+        "legend": "Парт: изиграни партии; Незав: незавършени; SB: Зонеборн-Бергер\n"
+        "* анулирана партия; . незавършена партия",
+    },
+    "ru": {
+        "place": "Место",
+        "number": "№",
+        "player": "Участник",
+        "points": "Очки",
+        "played": "Парт",
+        "unfinished": "Незав",
+        "sb": "SB",
+        "legend": "Парт: сыграно партий; Незав: не закончено; SB: Зонненборн-Бергер\n"
+        "* аннулированная партия; . незаконченная партия",
+    },
+}
+
+_TEAM_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "place": "Place",
+        "number": "No",
+        "team": "Team",
+        "match_points": "MP",
+        "game_points": "GP",
+        "played": "Played",
+        "legend": "MP: match points; GP: game points; (1½) match not yet decided",
+    },
+    "bg": {
+        "place": "Място",
+        "number": "№",
+        "team": "Отбор",
+        "match_points": "МТ",
+        "game_points": "Точки",
+        "played": "Мачове",
+        "legend": "МТ: мачови точки; Точки: точки от партиите; (1½) мачът не е завършен",
+    },
+    "ru": {
+        "place": "Место",
+        "number": "№",
+        "team": "Команда",
+        "match_points": "КО",
+        "game_points": "Очки",
+        "played": "Матчи",
+        "legend": "КО: командные очки; Очки: очки в партиях; (1½) матч не закончен",
+    },
+}
+
+
+def _words(table: dict[str, dict[str, str]], language: str) -> dict[str, str]:
+    try:
+        return table[language]
+    except KeyError:
+        raise UnknownLanguageError(
+            f"no table in {language!r}: choose one of {', '.join(table)}"
+        ) from None
+
+
+def text_width(text: str) -> int:
+    """The columns ``text`` takes in a terminal or a fixed-width font.
+
+    Cyrillic letters take one column like Latin ones; combining accents take
+    none, East Asian wide characters two.
+
+    >>> text_width("Иван Иванов"), text_width("Й"), text_width("棋")
+    (11, 1, 2)
+    """
+    width = 0
+    for char in text:
+        if unicodedata.combining(char):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
+
+
+def truncate(name: str, width: int) -> str:
+    """``name`` cut to ``width`` columns, ending with an ellipsis when cut.
+
+    >>> truncate("Aleksandr Konstantinopolsky", 16)
+    'Aleksandr Konst…'
+    >>> truncate("Ivan Ivanov", 16)
+    'Ivan Ivanov'
+    """
+    name = " ".join(unicodedata.normalize("NFC", name).split())
+    if text_width(name) <= width:
+        return name
+    out = ""
+    for char in name:
+        if text_width(out + char) > width - 1:
+            break
+        out += char
+    return out.rstrip() + "…"
+
+
+def _grid(header: list[str], lines: list[list[str]], left: set[int], gaps: list[int]) -> list[str]:
+    """Columns padded to their widest entry; ``gaps[i]`` spaces before column ``i``."""
+    widths = [max(text_width(line[i]) for line in [header, *lines]) for i in range(len(header))]
+    out: list[str] = []
+    for line in [header, *lines]:
+        parts: list[str] = []
+        for i, text in enumerate(line):
+            pad = " " * (widths[i] - text_width(text))
+            parts.append(" " * (gaps[i] if i else 0))
+            parts.append(text + pad if i in left else pad + text)
+        out.append("".join(parts).rstrip())
+    return out
+
+
+def render_crosstable(table: Crosstable, language: str = "en", name_width: int = 24) -> str:
+    """The crosstable as fixed-width text for a plain-text e-mail or a terminal.
+
+    Columns: place, number, player (cut to ``name_width``), the results
+    against each player by number, points, games played, unfinished games,
+    wins, draws, losses, Sonneborn-Berger; a legend follows.
+
+    >>> t = crosstable([("a", "Анна"), ("b", "Борис")], [("a", "b", "1/2-1/2")])
+    >>> print(render_crosstable(t, "ru"))
+    Место  №  Участник  1 2  Очки  Парт  Незав  +  =  -  SB
+    1-2    1  Анна      X ½     ½     1      0  0  1  0   ¼
+    1-2    2  Борис     ½ X     ½     1      0  0  1  0   ¼
+    Парт: сыграно партий; Незав: не закончено; SB: Зонненборн-Бергер
+    * аннулированная партия; . незаконченная партия
+    """
+    words = _words(_CROSSTABLE_WORDS, language)
+    n = len(table.rows)
+    header = [words["place"], words["number"], words["player"]]
+    header += [str(i) for i in range(1, n + 1)]
+    header += [words["points"], words["played"], words["unfinished"], "+", "=", "-", words["sb"]]
+    lines: list[list[str]] = []
+    for row in table.rows:
+        line = [row.place, str(row.number), truncate(row.name, name_width)]
+        for other in table.rows:
+            if other.player == row.player:
+                line.append("X" * table.cycles)
+            else:
+                line.append("".join(row.against(other.player)).ljust(table.cycles))
+        line += [
+            format_points(row.points),
+            str(row.played),
+            str(row.unfinished),
+            str(row.wins),
+            str(row.draws),
+            str(row.losses),
+            format_points(row.sonneborn_berger),
+        ]
+        lines.append(line)
+    gaps = [0, 2, 2] + [2 if i == 0 else 1 for i in range(n)] + [2] * 7
+    left = {0, 2} | set(range(3, 3 + n))
+    return "\n".join([*_grid(header, lines, left, gaps), words["legend"]])
+
+
+def render_team_table(table: TeamTable, language: str = "en", name_width: int = 24) -> str:
+    """The team standings as fixed-width text.
+
+    Columns: place, number, team, the game points against each team by
+    number (in brackets while the match is undecided), match points, game
+    points, decided matches; a legend follows.
+
+    >>> t = team_table(
+    ...     [("sof", "София"), ("var", "Варна")],
+    ...     [Match("sof", "var", ("1-0", "1/2-1/2", None, "0-1"))],
+    ... )
+    >>> print(render_team_table(t, "bg"))
+    Място  №  Отбор  1     2     МТ  Точки  Мачове
+    1      1  София  X     (1½)   0     1½       0
+    2      2  Варна  (1½)  X      0     1½       0
+    МТ: мачови точки; Точки: точки от партиите; (1½) мачът не е завършен
+
+    The match is not decided yet, so neither team has match points; София
+    is ahead for now by its win on board 1.
+    """
+    words = _words(_TEAM_WORDS, language)
+    n = len(table.rows)
+    header = [words["place"], words["number"], words["team"]]
+    header += [str(i) for i in range(1, n + 1)]
+    header += [words["match_points"], words["game_points"], words["played"]]
+    lines: list[list[str]] = []
+    for row in table.rows:
+        line = [row.place, str(row.number), truncate(row.name, name_width)]
+        for other in table.rows:
+            if other.team == row.team:
+                line.append("X")
+            else:
+                line.append(" ".join(_match_mark(s) for s in row.against(other.team)))
+        line += [str(row.match_points), format_points(row.game_points), str(row.played)]
+        lines.append(line)
+    gaps = [0, 2, 2] + [2] * n + [2] * 3
+    left = {0, 2} | set(range(3, 3 + n))
+    return "\n".join([*_grid(header, lines, left, gaps), words["legend"]])
+
+
+def _match_mark(score: MatchScore) -> str:
+    text = format_points(score.points)
+    return text if score.decided else f"({text})"
