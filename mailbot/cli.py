@@ -27,6 +27,7 @@ import datetime
 import logging
 import os
 import sys
+import zoneinfo
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -161,6 +162,131 @@ def tournament_import(ctx: Context, args: argparse.Namespace) -> int:
         file=ctx.stdout,
     )
     return 0
+
+
+def parse_now(text: str, timezone: str) -> datetime.datetime:
+    """``--now``: ISO 8601 with or without an offset (without: ``timezone``).
+
+    >>> parse_now("2026-03-05T10:00", "Europe/Sofia").isoformat()
+    '2026-03-05T08:00:00+00:00'
+    >>> parse_now("2026-03-05", "UTC").isoformat()
+    '2026-03-05T00:00:00+00:00'
+    """
+    try:
+        moment = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"--now {text!r}: not an ISO 8601 time (2026-03-05T10:00)") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=zoneinfo.ZoneInfo(timezone))
+    return moment.astimezone(datetime.UTC)
+
+
+def _now_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--now",
+        metavar="T",
+        help="fix the bot's clock (ISO 8601; without an offset: the configured time zone)",
+    )
+
+
+def _fix_now(ctx: Context, args: argparse.Namespace) -> None:
+    if getattr(args, "now", None):
+        ctx.fixed_now = parse_now(args.now, ctx.settings.timezone)
+
+
+def _poll_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--once", action="store_true", required=True, help="one pass, then exit")
+    _now_arguments(parser)
+
+
+@command(
+    "poll", help="one pass: fetch and handle new mail, send what is due", arguments=_poll_arguments
+)
+def poll(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot.daemon import poll_once
+    from mailbot.inbox import MailboxError
+
+    _fix_now(ctx, args)
+    engine = make_engine(ctx.settings.database)
+    try:
+        report = poll_once(ctx.settings, session_factory(engine), ctx.now)
+    except MailboxError as exc:
+        log.error("%s", exc)
+        return 1
+    finally:
+        engine.dispose()
+    print(report.line(), file=ctx.stdout)
+    return 0
+
+
+@command("run", help="the daemon: IMAP IDLE, the daily sweep, outbox retries; stops on SIGTERM")
+def run(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot.daemon import Daemon
+
+    engine = make_engine(ctx.settings.database)
+    try:
+        return Daemon(ctx.settings, session_factory(engine)).run()
+    finally:
+        engine.dispose()
+
+
+def _status_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", nargs="?", metavar="GAME", help="INDEX/N of one game")
+
+
+@command(
+    "status", help="games, whose move, both clocks; one game in detail", arguments=_status_arguments
+)
+def status(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot import report
+
+    engine = make_engine(ctx.settings.database)
+    try:
+        with session_factory(engine)() as session:
+            if args.game:
+                try:
+                    text = report.game_status(session, args.game, ctx.now())
+                except report.UnknownGameError as exc:
+                    raise UsageError(str(exc)) from None
+            else:
+                text = report.overview(session, ctx.now())
+    finally:
+        engine.dispose()
+    print(text, file=ctx.stdout, end="")
+    return 0
+
+
+def _pgn_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="GAME|INDEX", help="INDEX/N for one game, INDEX for all")
+
+
+@command("pgn", help="PGN of one game or a whole tournament to stdout", arguments=_pgn_arguments)
+def pgn(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot import report
+
+    engine = make_engine(ctx.settings.database)
+    try:
+        with session_factory(engine)() as session:
+            try:
+                text = report.pgn_of(session, args.target)
+            except report.UnknownGameError as exc:
+                raise UsageError(str(exc)) from None
+    finally:
+        engine.dispose()
+    print(text, file=ctx.stdout, end="")
+    return 0
+
+
+@command(
+    "demo",
+    help="play a short game through the real pipeline on embedded servers",
+    needs_config=False,
+)
+def demo(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot.demo import run_demo
+
+    result = run_demo(lambda line: print(line, file=ctx.stdout, flush=True))
+    return 0 if result.result else 1
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import logging
-import socket
 import ssl
 import time
 from collections.abc import Iterator
@@ -115,7 +114,10 @@ class Mailbox:
         try:
             context = ssl.create_default_context()
             client = IMAPClient(
-                s.host, port=s.port, ssl=security_mode(s.security) == "ssl", ssl_context=context,
+                s.host,
+                port=s.port,
+                ssl=security_mode(s.security) == "ssl",
+                ssl_context=context,
                 timeout=self.timeout,
             )
             if security_mode(s.security) == "starttls":
@@ -129,7 +131,7 @@ class Mailbox:
             self.capabilities = frozenset(client.capabilities())
             selected = client.select_folder(s.folder)
             self.uidvalidity = int(selected[b"UIDVALIDITY"])
-        except (IMAPClientError, OSError, socket.error) as exc:
+        except (IMAPClientError, OSError) as exc:
             raise MailboxError(f"IMAP {s.host}:{s.port}: {exc}") from exc
         self._client = client
 
@@ -140,10 +142,10 @@ class Mailbox:
             return
         try:
             client.logout()
-        except Exception:  # noqa: BLE001 - the connection may already be gone
+        except Exception:
             try:
                 client.shutdown()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.debug("IMAP shutdown failed", exc_info=True)
 
     # reading --------------------------------------------------------------

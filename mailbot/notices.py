@@ -104,9 +104,7 @@ class Renderer:
     def has(self, name: str, language: str) -> bool:
         return (self.folder / language / f"{name}.txt").exists()
 
-    def render_text(
-        self, name: str, language: str, context: Mapping[str, Any]
-    ) -> tuple[str, str]:
+    def render_text(self, name: str, language: str, context: Mapping[str, Any]) -> tuple[str, str]:
         """Render ``<language>/<name>.txt``: (first line, body)."""
         if language not in LANGUAGES:
             language = "en"
@@ -138,7 +136,5 @@ class Renderer:
             text, diagram = body, ""
         layout = self.env.get_template("layout.html")
         paragraphs: Sequence[str] = [p for p in body.split("\n\n") if p.strip()]
-        html = layout.render(
-            language=language, title=what, paragraphs=paragraphs, diagram=diagram
-        )
+        html = layout.render(language=language, title=what, paragraphs=paragraphs, diagram=diagram)
         return Rendered(what, text, html)

@@ -17,7 +17,11 @@ import email.utils
 import logging
 import uuid
 from collections.abc import Mapping, Sequence
-from email.message import EmailMessage
+from email.charset import QP, Charset
+from email.header import Header
+from email.message import Message
+from email.mime.multipart import MIMEMultipart
+from email.mime.text import MIMEText
 from typing import Any
 
 from sqlalchemy import select
@@ -86,24 +90,43 @@ def queue(
     return row
 
 
-def compose(row: Outbox, sender: str) -> EmailMessage:
-    """The message of an outbox row, ready for SMTP."""
-    msg = EmailMessage()
-    msg["From"] = sender
+def _header(value: str) -> str | Header:
+    """Non-ASCII header text as RFC 2047 words (the legacy encoder keeps the spaces)."""
+    return value if value.isascii() else Header(value, "utf-8")
+
+
+def _address(value: str) -> str:
+    name, address = email.utils.parseaddr(value)
+    return email.utils.formataddr((name, address), charset="utf-8") if name else address
+
+
+def compose(row: Outbox, sender: str) -> Message:
+    """The message of an outbox row, ready for SMTP.
+
+    Built with the legacy ``email.mime`` classes: the modern header folder
+    drops the space between two encoded words of a long Cyrillic subject.
+    """
+    charset = Charset("utf-8")
+    charset.body_encoding = QP
+    msg: Message
+    plain = MIMEText(row.text_body, "plain", charset)  # type: ignore[arg-type]
+    if row.html_body:
+        msg = MIMEMultipart("alternative")
+        msg.attach(plain)
+        msg.attach(MIMEText(row.html_body, "html", charset))  # type: ignore[arg-type]
+    else:
+        msg = plain
+    msg["From"] = _address(sender)
     msg["To"] = ", ".join(row.to_addrs)
     if row.cc_addrs:
         msg["Cc"] = ", ".join(row.cc_addrs)
-    msg["Subject"] = row.subject
+    msg["Subject"] = _header(row.subject)  # type: ignore[assignment]
     msg["Date"] = email.utils.format_datetime(row.created_at)
     msg["Message-ID"] = f"<{row.message_id}>"
-    msg["MIME-Version"] = "1.0"
     headers: dict[str, Any] = dict(row.headers)
     headers.setdefault("Auto-Submitted", "auto-generated")
     for name, value in headers.items():
-        msg[name] = str(value)
-    msg.set_content(row.text_body, cte="quoted-printable")
-    if row.html_body:
-        msg.add_alternative(row.html_body, subtype="html", cte="quoted-printable")
+        msg[name] = _header(str(value))  # type: ignore[assignment]
     return msg
 
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import email.utils
 import smtplib
-import socket
 import ssl
 from collections.abc import Sequence
-from email.message import EmailMessage
+from email.message import Message
 from typing import Protocol
 
 
@@ -78,7 +77,7 @@ class Postman:
             server.login(s.username, s.password)
         return server
 
-    def send(self, message: EmailMessage, recipients: Sequence[str]) -> dict[str, str]:
+    def send(self, message: Message, recipients: Sequence[str]) -> dict[str, str]:
         """Hand ``message`` to the server for ``recipients``; raises :class:`SendError`.
 
         Returns the recipients the server refused while accepting the others.
@@ -86,7 +85,7 @@ class Postman:
         envelope_from = compose_address(self.settings.sender)
         try:
             server = self._connect()
-        except (OSError, smtplib.SMTPException, socket.error) as exc:
+        except (OSError, smtplib.SMTPException) as exc:
             raise SendError(f"SMTP {self.settings.host}:{self.settings.port}: {exc}") from exc
         try:
             refused = server.send_message(message, envelope_from, list(recipients))
@@ -94,7 +93,9 @@ class Postman:
             raise SendError(f"every recipient refused: {exc.recipients}", permanent=True) from exc
         except smtplib.SMTPResponseException as exc:
             permanent = 500 <= exc.smtp_code < 600
-            raise SendError(f"SMTP {exc.smtp_code}: {exc.smtp_error!r}", permanent=permanent) from exc
+            raise SendError(
+                f"SMTP {exc.smtp_code}: {exc.smtp_error!r}", permanent=permanent
+            ) from exc
         except (OSError, smtplib.SMTPException) as exc:
             raise SendError(f"SMTP: {exc}") from exc
         finally:

@@ -1,0 +1,1210 @@
+"""The arbiter's desk: the one place that opens a transaction and calls the core.
+
+One inbound message is handled in one database transaction: its row (with the
+raw bytes), the moves and penalties it causes, and every reply it causes in
+the outbox. A message already handled is recognised by its Message-ID, the
+hash of its bytes, or its (folder, UIDVALIDITY, UID), and is not applied
+again (design.md, invariant 1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+import hashlib
+import logging
+import re
+import zoneinfo
+from collections.abc import Sequence
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import chess
+from sqlalchemy import or_, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from mailbot import clock, game, pgn, referee
+from mailbot.inbox import Fetched
+from mailbot.intent import Word, Words, help_words, read_words
+from mailbot.leave import Leave as LeavePeriod
+from mailbot.letters import Letter, read_letter
+from mailbot.notation import Notation, write_move
+from mailbot.notices import Renderer
+from mailbot.outbox import queue
+from mailbot.postman import compose_address
+from mailbot.profile import DayCounting, Profile, profile
+from mailbot.store import (
+    Game,
+    InboundMessage,
+    Move,
+    Outbox,
+    Penalty,
+    Player,
+    ReplyCount,
+    Tournament,
+)
+
+log = logging.getLogger(__name__)
+
+#: A message that failed this many times goes to quarantine.
+MAX_ATTEMPTS = 3
+
+
+class Outcome(enum.Enum):
+    """What became of one inbound message."""
+
+    HANDLED = "handled"
+    DUPLICATE = "duplicate"
+    IGNORED = "ignored"
+    FAILED = "failed"
+    QUARANTINED = "quarantined"
+
+
+@dataclasses.dataclass(frozen=True)
+class Policy:
+    """Who the desk trusts and how much it answers."""
+
+    sender: str
+    authserv_id: str | None = None
+    require_dmarc: bool = False
+    replies_per_sender_per_day: int = 20
+
+    @property
+    def address(self) -> str:
+        return compose_address(self.sender).lower()
+
+
+def color_name(color: chess.Color) -> str:
+    return "white" if color == chess.WHITE else "black"
+
+
+def tag_of(g: Game) -> str:
+    return f"{g.tournament.index}/{g.number}"
+
+
+def profile_of(t: Tournament) -> Profile:
+    return profile(t.profile, t.rules or None)
+
+
+def local_date(moment: datetime.datetime, tz: zoneinfo.ZoneInfo) -> datetime.date:
+    return moment.astimezone(tz).date()
+
+
+# ---------------------------------------------------------------------------
+# The game as the core sees it
+
+
+@dataclasses.dataclass(frozen=True)
+class Totals:
+    white: int
+    black: int
+
+    def header(self) -> str:
+        return f"white={self.white}; black={self.black}"
+
+
+def board_of(g: Game) -> chess.Board:
+    board = chess.Board()
+    for m in g.moves:
+        board.push(chess.Move.from_uci(m.uci))
+    return board
+
+
+def totals(g: Game) -> Totals:
+    white = sum(m.days for m in g.moves if m.ply % 2 == 1)
+    black = sum(m.days for m in g.moves if m.ply % 2 == 0)
+    for p in g.penalties:
+        if p.color == "white":
+            white += p.days
+        else:
+            black += p.days
+    return Totals(white, black)
+
+
+def player_leaves(player: Player, g: Game) -> tuple[LeavePeriod, ...]:
+    """The player's leave as it applies in game ``g`` (cancellations cut it short)."""
+    out: list[LeavePeriod] = []
+    for lv in player.leaves:
+        end = lv.end
+        for c in lv.cancellations:
+            if c.game_id == g.id:
+                end = min(end, c.from_date - datetime.timedelta(days=1))
+        if end >= lv.start:
+            out.append(LeavePeriod(lv.start, end))
+    return tuple(out)
+
+
+def notation_for(player: Player) -> Notation:
+    return Notation(player.notation or player.tournament.notation)
+
+
+def language_for(player: Player) -> str:
+    return player.language or player.tournament.language
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveLine:
+    """The art. 8 line: moves, the three dates, days, both totals."""
+
+    moves: str
+    prev_sent: datetime.date | None
+    received: datetime.date | None
+    sent: datetime.date
+    days: int
+    white_total: int
+    black_total: int
+
+
+def write_pair(board_before_last: chess.Board, plies: Sequence[chess.Move], style: Notation) -> str:
+    """``15. Те1-e2 Кg8-f6`` or ``15... Кg8-f6 16. Те1-e2`` for the last plies."""
+    board = board_before_last.copy()
+    parts: list[str] = []
+    for i, move in enumerate(plies):
+        number = board.fullmove_number
+        text = write_move(board, move, style)
+        if board.turn == chess.WHITE:
+            parts.append(f"{number}. {text}")
+        elif i == 0:
+            parts.append(f"{number}... {text}")
+        else:
+            parts.append(text)
+        board.push(move)
+    return " ".join(parts)
+
+
+def move_line(
+    g: Game,
+    upto_ply: int,
+    style: Notation,
+    tz: zoneinfo.ZoneInfo,
+    first_ply: int | None = None,
+) -> MoveLine:
+    """The art. 8 line for the move at ``upto_ply``: the plies from ``first_ply``
+    (by default the opponent's move before it), the dates, days and totals."""
+    moves = g.moves[:upto_ply]
+    last = moves[-1]
+    first = first_ply if first_ply is not None else max(1, upto_ply - 1)
+    own = [m for m in moves if m.ply % 2 == last.ply % 2 and not m.automatic]
+    before = [m for m in moves if m.ply < own[-1].ply] if own else []
+    prev = before[-1] if before else None
+    sums = Totals(
+        sum(m.days for m in moves if m.ply % 2 == 1)
+        + sum(p.days for p in g.penalties if p.color == "white" and p.ply_at < upto_ply),
+        sum(m.days for m in moves if m.ply % 2 == 0)
+        + sum(p.days for p in g.penalties if p.color == "black" and p.ply_at < upto_ply),
+    )
+    charged = own[-1] if own else last
+    return MoveLine(
+        moves=write_pair_from(g, first, style, upto=upto_ply),
+        prev_sent=local_date(prev.forwarded_at, tz) if prev and prev.forwarded_at else None,
+        received=charged.received_counted_on,
+        sent=local_date(charged.sent_at, tz),
+        days=charged.days,
+        white_total=sums.white,
+        black_total=sums.black,
+    )
+
+
+def history(g: Game, color: chess.Color) -> tuple[list[clock.MoveTime], list[clock.Penalty]]:
+    """One player's moves and penalties as the clock takes them."""
+    parity = 1 if color == chess.WHITE else 0
+    moves = [clock.MoveTime((m.ply + 1) // 2, m.days) for m in g.moves if m.ply % 2 == parity]
+    name = color_name(color)
+    penalties = [clock.Penalty(p.days, p.ply_at // 2 + 1) for p in g.penalties if p.color == name]
+    return moves, penalties
+
+
+def control_of(g: Game, color: chess.Color, running_days: int | None = None) -> clock.ControlState:
+    """The player's time-control state (rules.md 2.2)."""
+    moves, penalties = history(g, color)
+    return clock.control_state(profile_of(g.tournament), moves, penalties, running_days)
+
+
+def received_counted(
+    p: Profile, received: datetime.datetime, tz: zoneinfo.ZoneInfo
+) -> datetime.date:
+    """The receipt date as the move line shows it (art. 8 D: the day after, in bg profiles)."""
+    day = local_date(received, tz)
+    if p.day_counting is DayCounting.CALENDAR_AFTER_RECEIPT:
+        return day + datetime.timedelta(days=1)
+    return day
+
+
+def days_for(
+    g: Game, p: Profile, tz: zoneinfo.ZoneInfo, mover: Player, sent: datetime.datetime
+) -> tuple[int, datetime.date]:
+    """Days charged to a move arriving at ``sent``, and its counted receipt date."""
+    leaves = player_leaves(mover, g)
+    if not g.moves:
+        start = g.tournament.start
+        return clock.first_move_days(p, start, sent, leaves, tz), start
+    received = g.moves[-1].forwarded_at or g.moves[-1].sent_at
+    return clock.move_days(p, received, sent, leaves, tz), received_counted(p, received, tz)
+
+
+# ---------------------------------------------------------------------------
+# The desk
+
+
+@dataclasses.dataclass
+class _Context:
+    """What one message's handling needs along the way."""
+
+    session: Session
+    inbound: InboundMessage
+    letter: Letter
+    now: datetime.datetime
+
+
+class Desk:
+    """Handles inbound messages; see the module docstring."""
+
+    def __init__(
+        self, sessions: sessionmaker[Session], policy: Policy, renderer: Renderer | None = None
+    ) -> None:
+        self.sessions = sessions
+        self.policy = policy
+        self.renderer = renderer or Renderer()
+
+    # -- entry point ---------------------------------------------------------
+
+    def receive(self, fetched: Fetched, now: datetime.datetime) -> Outcome:
+        """Handle one fetched message; never raises for a bad message."""
+        sha = hashlib.sha256(fetched.raw).hexdigest()
+        letter = read_letter(fetched.raw, own_addresses=(self.policy.address,))
+        with self.sessions() as session:
+            known = self._find(session, letter, sha, fetched)
+            if known is not None and known.status != "new":
+                return Outcome.DUPLICATE
+            if known is not None and known.status == "quarantined":
+                return Outcome.QUARANTINED
+        try:
+            with self.sessions() as session, session.begin():
+                inbound = self._find(session, letter, sha, fetched)
+                if inbound is None:
+                    inbound = self._record(session, letter, sha, fetched, now)
+                elif inbound.status != "new":
+                    return Outcome.DUPLICATE
+                ctx = _Context(session, inbound, letter, now)
+                self._handle(ctx)
+                if inbound.status == "new":
+                    inbound.status = "processed"
+                inbound.handled_at = now
+                status = inbound.status
+        except IntegrityError:
+            # another worker recorded the same message first
+            log.info("message %s already recorded", letter.message_id)
+            return Outcome.DUPLICATE
+        except Exception as exc:
+            log.exception("message %s failed", letter.message_id or sha[:12])
+            return self._failed(letter, sha, fetched, now, exc)
+        return Outcome.IGNORED if status == "ignored" else Outcome.HANDLED
+
+    def _find(
+        self, session: Session, letter: Letter, sha: str, fetched: Fetched
+    ) -> InboundMessage | None:
+        clauses = [InboundMessage.raw_sha256 == sha]
+        if letter.message_id:
+            clauses.append(InboundMessage.message_id == letter.message_id)
+        found = session.scalars(select(InboundMessage).where(or_(*clauses))).first()
+        if found is None:
+            found = session.scalars(
+                select(InboundMessage).where(
+                    InboundMessage.folder == fetched.folder,
+                    InboundMessage.uidvalidity == fetched.uidvalidity,
+                    InboundMessage.uid == fetched.uid,
+                )
+            ).first()
+        return found
+
+    def _record(
+        self, session: Session, letter: Letter, sha: str, fetched: Fetched, now: datetime.datetime
+    ) -> InboundMessage:
+        row = InboundMessage(
+            message_id=letter.message_id,
+            raw_sha256=sha,
+            folder=fetched.folder,
+            uidvalidity=fetched.uidvalidity,
+            uid=fetched.uid,
+            internaldate=fetched.internaldate,
+            from_addr=letter.from_addr or None,
+            subject=letter.subject[:2000],
+            raw=fetched.raw,
+            status="new",
+            attempts=0,
+            created_at=now,
+        )
+        session.add(row)
+        session.flush()
+        return row
+
+    def _failed(
+        self,
+        letter: Letter,
+        sha: str,
+        fetched: Fetched,
+        now: datetime.datetime,
+        exc: Exception,
+    ) -> Outcome:
+        with self.sessions() as session, session.begin():
+            row = self._find(session, letter, sha, fetched) or self._record(
+                session, letter, sha, fetched, now
+            )
+            row.attempts += 1
+            row.last_error = f"{type(exc).__name__}: {exc}"[:2000]
+            if row.attempts < MAX_ATTEMPTS:
+                return Outcome.FAILED
+            row.status = "quarantined"
+            row.reason = "failed three times"
+            row.handled_at = now
+            self._tell_directors_of_quarantine(session, row, now)
+        return Outcome.QUARANTINED
+
+    def _tell_directors_of_quarantine(
+        self, session: Session, row: InboundMessage, now: datetime.datetime
+    ) -> None:
+        directors: dict[str, Tournament] = {}
+        sender = (row.from_addr or "").lower()
+        players = session.scalars(select(Player).where(Player.email == sender)).all()
+        tournaments = [p.tournament for p in players] or list(
+            session.scalars(select(Tournament)).all()
+        )
+        for t in tournaments:
+            directors.setdefault(t.director_email, t)
+        for address, t in directors.items():
+            rendered = self.renderer.render(
+                "notice",
+                t.language,
+                {
+                    "kind": "quarantine",
+                    "sender": row.from_addr or "?",
+                    "subject": row.subject or "",
+                    "received": row.internaldate.isoformat(timespec="minutes"),
+                    "attempts": row.attempts,
+                    "folder": "Quarantine",
+                    "error": row.last_error or "",
+                },
+            )
+            queue(
+                session,
+                sender=self.policy.sender,
+                to=[address],
+                subject=f"[{t.index}] {rendered.what}",
+                text=rendered.text,
+                html=rendered.html,
+                event="error",
+                now=now,
+                headers={"Auto-Submitted": "auto-generated", "X-Mailbot-Event": "error"},
+                inbound_id=row.id,
+            )
+
+    # -- dispatch --------------------------------------------------------------
+
+    def _handle(self, ctx: _Context) -> None:
+        letter, inbound, session = ctx.letter, ctx.inbound, ctx.session
+        if letter.auto is not None:
+            inbound.status = "ignored"
+            inbound.reason = f"automatic mail: {letter.auto.value}"
+            log.info("ignored %s: %s", letter.message_id, inbound.reason)
+            return
+        if not letter.from_addr:
+            inbound.status = "ignored"
+            inbound.reason = "no sender address"
+            return
+        refusal = self._authentication_refusal(letter)
+        if refusal is not None:
+            inbound.status = "ignored"
+            inbound.reason = refusal
+            log.warning("ignored %s from %s: %s", letter.message_id, letter.from_addr, refusal)
+            return
+        players = session.scalars(
+            select(Player).join(Tournament).where(Player.email == letter.from_addr)
+        ).all()
+        g, tag_problem = self._which_game(ctx, players)
+        words = read_words(letter.body)
+        if g is None:
+            self._without_game(ctx, players, words, tag_problem)
+            return
+        inbound.game_id = g.id
+        mover = next((p for p in (g.white, g.black) if p.email == letter.from_addr), None)
+        if mover is None:
+            self._stranger(ctx, g, players)
+            return
+        self._in_game(ctx, g, mover, words)
+
+    def _authentication_refusal(self, letter: Letter) -> str | None:
+        """Why the sender cannot be trusted under the policy, or None."""
+        authserv = self.policy.authserv_id
+        if not authserv:
+            return None
+        verdict: str | None = None
+        for header in letter.authentication_results:
+            server, _, rest = header.partition(";")
+            if server.strip().split()[0:1] != [authserv]:
+                continue
+            match = re.search(r"\bdmarc=(\w+)", rest)
+            if match:
+                verdict = match.group(1).lower()
+        if verdict == "fail":
+            return "DMARC failed"
+        if self.policy.require_dmarc and verdict != "pass":
+            return "no DMARC pass from the receiving server"
+        return None
+
+    def _which_game(
+        self, ctx: _Context, players: Sequence[Player]
+    ) -> tuple[Game | None, str | None]:
+        """The game a message is about: subject tag, else thread, else the only one to move."""
+        session, letter = ctx.session, ctx.letter
+        if letter.game_tag:
+            index, _, number = letter.game_tag.rpartition("/")
+            g = session.scalars(
+                select(Game)
+                .join(Tournament)
+                .where(Tournament.index == index, Game.number == int(number))
+            ).first()
+            if g is not None:
+                return g, None
+            return None, letter.game_tag
+        thread = [*letter.in_reply_to, *letter.references]
+        if thread:
+            row = session.scalars(
+                select(Outbox)
+                .where(Outbox.message_id.in_(thread), Outbox.game_id.is_not(None))
+                .order_by(Outbox.id.desc())
+            ).first()
+            if row is not None and row.game is not None:
+                return row.game, None
+        to_move = [
+            g
+            for p in players
+            for g in self._games_of(session, p)
+            if g.result is None and self._turn_player(g).id == p.id
+        ]
+        if len(to_move) == 1:
+            return to_move[0], None
+        return None, None
+
+    @staticmethod
+    def _games_of(session: Session, player: Player) -> list[Game]:
+        return list(
+            session.scalars(
+                select(Game)
+                .where(or_(Game.white_id == player.id, Game.black_id == player.id))
+                .order_by(Game.id)
+            ).all()
+        )
+
+    @staticmethod
+    def _turn_player(g: Game) -> Player:
+        return g.white if len(g.moves) % 2 == 0 else g.black
+
+    # -- answers -----------------------------------------------------------------
+
+    def _may_answer(self, ctx: _Context, address: str) -> bool:
+        """The reply cap per sender per day (against mail loops)."""
+        day = ctx.now.date()
+        session = ctx.session
+        row = session.scalars(
+            select(ReplyCount).where(ReplyCount.sender == address, ReplyCount.day == day)
+        ).first()
+        if row is None:
+            row = ReplyCount(sender=address, day=day, count=0, updated_at=ctx.now)
+            session.add(row)
+        if row.count >= self.policy.replies_per_sender_per_day:
+            ctx.inbound.reason = "reply cap reached for the day"
+            log.warning("not answering %s: daily reply cap reached", address)
+            return False
+        row.count += 1
+        row.updated_at = ctx.now
+        return True
+
+    def _send(
+        self,
+        ctx: _Context,
+        *,
+        template: str,
+        language: str,
+        context: dict[str, Any],
+        to: Sequence[str],
+        event: str,
+        g: Game | None = None,
+        cc: Sequence[str] = (),
+        reply: bool = False,
+        board: chess.Board | None = None,
+        orientation: chess.Color = chess.WHITE,
+        extra: dict[str, str] | None = None,
+        index: str | None = None,
+    ) -> Outbox:
+        rendered = self.renderer.render(
+            template, language, context, board=board, orientation=orientation
+        )
+        headers: dict[str, str] = {
+            "Auto-Submitted": "auto-replied" if reply else "auto-generated",
+            "X-Mailbot-Event": event,
+        }
+        if g is not None:
+            t = totals(g)
+            headers["X-Mailbot-Game"] = tag_of(g)
+            headers["X-Mailbot-Ply"] = str(len(g.moves))
+            if g.moves:
+                headers["X-Mailbot-Move"] = g.moves[-1].uci
+            headers["X-Mailbot-Time"] = t.header()
+            if g.result:
+                headers["X-Mailbot-Result"] = g.result
+            subject = f"[{tag_of(g)}] {g.white.name} – {g.black.name}: {rendered.what}"
+        elif index:
+            subject = f"[{index}] {rendered.what}"
+        else:
+            subject = rendered.what
+        headers.update(extra or {})
+        if reply and ctx.letter.message_id:
+            mid = f"<{ctx.letter.message_id}>"
+            refs = [f"<{r}>" for r in ctx.letter.references if r != ctx.letter.message_id]
+            headers["In-Reply-To"] = mid
+            headers["References"] = " ".join([*refs[-10:], mid])
+            if not re.match(r"(?i)re:", ctx.letter.subject) and g is None:
+                subject = f"Re: {ctx.letter.subject}" if ctx.letter.subject else subject
+        elif g is not None and to:
+            previous = ctx.session.scalars(
+                select(Outbox).where(Outbox.game_id == g.id).order_by(Outbox.id.desc()).limit(20)
+            ).all()
+            thread = next((o for o in previous if to[0] in o.to_addrs), None)
+            if thread is not None:
+                headers["In-Reply-To"] = f"<{thread.message_id}>"
+                headers["References"] = f"<{thread.message_id}>"
+        return queue(
+            ctx.session,
+            sender=self.policy.sender,
+            to=to,
+            cc=cc,
+            subject=subject,
+            text=rendered.text,
+            html=rendered.html,
+            event=event,
+            now=ctx.now,
+            headers=headers,
+            game_id=g.id if g is not None else None,
+            inbound_id=ctx.inbound.id,
+        )
+
+    def _game_summary(self, g: Game, me: Player | None = None) -> dict[str, Any]:
+        t = totals(g)
+        return {
+            "tag": tag_of(g),
+            "white": g.white.name,
+            "black": g.black.name,
+            "result": g.result,
+            "ply": len(g.moves),
+            "turn": "white" if len(g.moves) % 2 == 0 else "black",
+            "white_total": t.white,
+            "black_total": t.black,
+            "last": g.moves[-1].san if g.moves else None,
+            "your_move": me is not None and g.result is None and self._turn_player(g).id == me.id,
+        }
+
+    def _without_game(
+        self, ctx: _Context, players: Sequence[Player], words: Words, tag: str | None
+    ) -> None:
+        letter, session = ctx.letter, ctx.session
+        if not players:
+            directors = session.scalars(
+                select(Tournament).where(Tournament.director_email == letter.from_addr)
+            ).all()
+            language = directors[0].language if directors else "en"
+            if words.has(Word.HELP) or directors:
+                if self._may_answer(ctx, letter.from_addr):
+                    self._send_help(ctx, language)
+                return
+            ctx.inbound.status = "rejected"
+            ctx.inbound.reason = "unknown sender"
+            if self._may_answer(ctx, letter.from_addr):
+                self._send(
+                    ctx,
+                    template="notice",
+                    language="en",
+                    context={"kind": "unknown-sender", "sender": letter.from_addr},
+                    to=[letter.from_addr],
+                    event="notice",
+                    reply=True,
+                )
+            return
+        me = players[0]
+        language = language_for(me)
+        if not self._may_answer(ctx, letter.from_addr):
+            return
+        if words.has(Word.HELP):
+            self._send_help(ctx, language)
+            return
+        games = [self._game_summary(g, p) for p in players for g in self._games_of(session, p)]
+        if words.has(Word.STATUS):
+            self._send(
+                ctx,
+                template="status",
+                language=language,
+                context={"recipient": me.name, "games": games},
+                to=[letter.from_addr],
+                event="status",
+                reply=True,
+            )
+            return
+        ctx.inbound.status = "rejected"
+        ctx.inbound.reason = "unknown game" if tag else "game not identified"
+        self._send(
+            ctx,
+            template="notice",
+            language=language,
+            context={
+                "kind": "unknown-game" if tag else "which-game",
+                "tag": tag,
+                "recipient": me.name,
+                "games": [s for s in games if s["result"] is None] or games,
+            },
+            to=[letter.from_addr],
+            event="notice",
+            reply=True,
+        )
+
+    def _send_help(self, ctx: _Context, language: str) -> None:
+        self._send(
+            ctx,
+            template="help",
+            language=language,
+            context={"words": help_words(language), "game": None},
+            to=[ctx.letter.from_addr],
+            event="notice",
+            reply=True,
+        )
+
+    def _stranger(self, ctx: _Context, g: Game, players: Sequence[Player]) -> None:
+        """A message about a game from someone who does not play in it."""
+        letter = ctx.letter
+        t = g.tournament
+        ctx.inbound.status = "rejected"
+        ctx.inbound.reason = "sender is not a player of the game"
+        if letter.from_addr == t.director_email:
+            # the director may ask for the status of any game
+            if self._may_answer(ctx, letter.from_addr):
+                self._send(
+                    ctx,
+                    template="status",
+                    language=t.language,
+                    context={"recipient": t.director_name, "games": [self._game_summary(g)]},
+                    to=[letter.from_addr],
+                    event="status",
+                    g=g,
+                    reply=True,
+                    board=board_of(g),
+                )
+                ctx.inbound.status = "processed"
+                ctx.inbound.reason = None
+            return
+        language = language_for(players[0]) if players else t.language
+        if self._may_answer(ctx, letter.from_addr):
+            self._send(
+                ctx,
+                template="notice",
+                language=language,
+                context={
+                    "kind": "not-a-player" if players else "unknown-sender",
+                    "sender": letter.from_addr,
+                    "recipient": players[0].name if players else letter.from_addr,
+                    "game": self._game_summary(g),
+                },
+                to=[letter.from_addr],
+                event="notice",
+                reply=True,
+            )
+        self._send(
+            ctx,
+            template="notice",
+            language=t.language,
+            context={
+                "kind": "stranger-copy",
+                "sender": letter.from_addr,
+                "game": self._game_summary(g),
+                "body": letter.body.strip()[:4000],
+            },
+            to=[t.director_email],
+            event="notice",
+            g=g,
+        )
+
+    # -- a player's message about their game ---------------------------------
+
+    def _in_game(self, ctx: _Context, g: Game, mover: Player, words: Words) -> None:
+        letter = ctx.letter
+        t = g.tournament
+        language = language_for(mover)
+        color = chess.WHITE if mover.id == g.white_id else chess.BLACK
+        opponent = g.black if color == chess.WHITE else g.white
+        if not self._may_answer(ctx, letter.from_addr):
+            ctx.inbound.status = "ignored"
+            return
+        if words.has(Word.HELP):
+            self._send_help(ctx, language)
+            return
+        board = board_of(g)
+        if g.result is not None:
+            ctx.inbound.status = "rejected"
+            ctx.inbound.reason = "game already finished"
+            self._notice(ctx, g, mover, "game-finished", {})
+            return
+        if words.has(Word.RESIGN):
+            self._finish(ctx, g, game.resign(color), reply_to=mover)
+            return
+        if words.has(Word.ACCEPT) or words.has(Word.DECLINE):
+            self._answer_offer(ctx, g, mover, color, accept=words.has(Word.ACCEPT))
+            return
+        judgement = referee.judge(
+            letter.body, board, notation_for(mover), conditional_allowed=t.conditional_moves
+        )
+        has_move = judgement.verdict is not referee.Verdict.NO_MOVE
+        if words.has(Word.STATUS) and not has_move:
+            self._send(
+                ctx,
+                template="status",
+                language=language,
+                context={"recipient": mover.name, "games": [self._game_summary(g, mover)]},
+                to=[mover.email],
+                event="status",
+                g=g,
+                reply=True,
+                board=board,
+                orientation=color,
+            )
+            return
+        if board.turn != color:
+            if words.has(Word.DRAW) and not has_move:
+                self._offer_draw(ctx, g, mover, color)
+                return
+            ctx.inbound.status = "rejected"
+            ctx.inbound.reason = "not the sender's move"
+            last = len(g.moves)
+            line = move_line(g, last, notation_for(mover), ZoneInfo(t.timezone)) if last else None
+            self._notice(ctx, g, mover, "not-your-move", {"line": line, "opponent": opponent.name})
+            return
+        if not has_move:
+            if words.has(Word.DRAW):
+                self._offer_draw(ctx, g, mover, color)
+                return
+            ctx.inbound.status = "rejected"
+            ctx.inbound.reason = "no move found"
+            self._notice(ctx, g, mover, "no-move", {"example": self._example(board, mover)})
+            return
+        if judgement.penalised:
+            self._reject(ctx, g, mover, color, judgement, board)
+            return
+        self._play(ctx, g, mover, color, judgement, words)
+
+    def _example(self, board: chess.Board, player: Player) -> str:
+        moves = sorted(board.legal_moves, key=lambda m: m.uci())
+        if not moves:
+            return ""
+        return write_move(board, moves[0], notation_for(player))
+
+    def _notice(
+        self, ctx: _Context, g: Game, player: Player, kind: str, extra: dict[str, Any]
+    ) -> None:
+        context: dict[str, Any] = {
+            "kind": kind,
+            "recipient": player.name,
+            "game": self._game_summary(g, player),
+        }
+        context.update(extra)
+        self._send(
+            ctx,
+            template="notice",
+            language=language_for(player),
+            context=context,
+            to=[player.email],
+            event="notice",
+            g=g,
+            reply=True,
+        )
+
+    def _offer_draw(self, ctx: _Context, g: Game, mover: Player, color: chess.Color) -> None:
+        g.draw_offer_by = color_name(color)
+        g.draw_offer_ply = len(g.moves)
+        opponent = g.black if color == chess.WHITE else g.white
+        for recipient, other, reply in ((opponent, mover, False), (mover, opponent, True)):
+            self._send(
+                ctx,
+                template="draw-offer",
+                language=language_for(recipient),
+                context={
+                    "recipient": recipient.name,
+                    "opponent": other.name,
+                    "yours": recipient.id == mover.id,
+                },
+                to=[recipient.email],
+                event="draw-offer",
+                g=g,
+                reply=reply,
+            )
+
+    def _answer_offer(
+        self, ctx: _Context, g: Game, mover: Player, color: chess.Color, *, accept: bool
+    ) -> None:
+        offer = (
+            game.DrawOffer(
+                chess.WHITE if g.draw_offer_by == "white" else chess.BLACK, g.draw_offer_ply or 0
+            )
+            if g.draw_offer_by
+            else None
+        )
+        opponent = g.black if color == chess.WHITE else g.white
+        if offer is None or offer.by == color or not game.offer_stands(offer, len(g.moves)):
+            ctx.inbound.status = "rejected"
+            ctx.inbound.reason = "no draw offer stands"
+            self._notice(ctx, g, mover, "no-draw-offer", {})
+            return
+        if accept:
+            self._finish(ctx, g, game.accept_draw(offer, color, len(g.moves)), reply_to=mover)
+            return
+        g.draw_offer_by = None
+        g.draw_offer_ply = None
+        self._notice(ctx, g, opponent, "draw-declined", {"opponent": mover.name})
+
+    def _reject(
+        self,
+        ctx: _Context,
+        g: Game,
+        mover: Player,
+        color: chess.Color,
+        judgement: referee.Judgement,
+        board: chess.Board,
+    ) -> None:
+        t = g.tournament
+        p = profile_of(t)
+        verdict = judgement.verdict.value
+        # art. 17 note: no penalty when the mail, not the player, garbled the move
+        penalty = 0 if (ctx.letter.garbled and verdict == "unclear") else p.penalty_days
+        if penalty:
+            g.penalties.append(
+                Penalty(
+                    color=color_name(color),
+                    days=penalty,
+                    reason=verdict,
+                    ply_at=len(g.moves),
+                    created_at=ctx.now,
+                    inbound_id=ctx.inbound.id,
+                    decided_by="referee",
+                )
+            )
+        ctx.inbound.status = "rejected"
+        ctx.inbound.reason = f"{verdict}: {judgement.reason}"
+        style = notation_for(mover)
+        tz = ZoneInfo(t.timezone)
+        sums = totals(g)
+        legal = [write_move(board, m, style) for m in judgement.legal_alternatives]
+        last = len(g.moves)
+        self._send(
+            ctx,
+            template="move-rejected",
+            language=language_for(mover),
+            context={
+                "recipient": mover.name,
+                "verdict": verdict,
+                "reason": referee.explain(judgement, language_for(mover)),
+                "written": judgement.written,
+                "legal": legal,
+                "penalty": penalty,
+                "white_total": sums.white,
+                "black_total": sums.black,
+                "last_line": move_line(g, last, style, tz) if last else None,
+            },
+            to=[mover.email],
+            event="move-rejected",
+            g=g,
+            reply=True,
+            board=board,
+            orientation=color,
+            extra={"X-Mailbot-Penalty": f"{color_name(color)}={penalty}"},
+        )
+
+    def _play(
+        self,
+        ctx: _Context,
+        g: Game,
+        mover: Player,
+        color: chess.Color,
+        judgement: referee.Judgement,
+        words: Words,
+    ) -> None:
+        """Apply a legal move, and what a conditional line plays after it."""
+        assert judgement.move is not None
+        t = g.tournament
+        p = profile_of(t)
+        tz = ZoneInfo(t.timezone)
+        opponent = g.black if color == chess.WHITE else g.white
+        board = board_of(g)
+        sent = ctx.inbound.internaldate
+        forwarded = max(ctx.now, sent)
+        days, counted = days_for(g, p, tz, mover, sent)
+        self._cancel_leave_if_on_leave(g, mover, local_date(sent, tz))
+        first_ply = len(g.moves) + 1
+        # the opponent's standing offer lapses with this move (a move declines it)
+        if g.draw_offer_by == color_name(not color):
+            g.draw_offer_by = None
+            g.draw_offer_ply = None
+
+        own: list[Move] = []
+        automatic: list[Move] = []
+        mine = [judgement.move, *judgement.conditional]
+        theirs: list[str] = (
+            list(g.pending_conditional or [])
+            if g.pending_conditional_by != color_name(color)
+            else []
+        )
+        end: game.GameEnd | None = None
+        move = mine.pop(0)
+        while True:
+            row = self._push(ctx, g, board, move, judgement.written or "", sent, forwarded, counted)
+            own.append(row)
+            end = game.end_after_move(board)
+            if end is not None:
+                theirs, mine = [], []
+                break
+            # the opponent's conditional line answers this move?
+            if not theirs or theirs[0] != move.uci() or len(theirs) < 2:
+                theirs = []
+                break
+            answer = chess.Move.from_uci(theirs[1])
+            if answer not in board.legal_moves:
+                theirs = []
+                break
+            auto = self._push(ctx, g, board, answer, "", sent, forwarded, counted, automatic=True)
+            automatic.append(auto)
+            theirs = theirs[2:]
+            end = game.end_after_move(board)
+            if end is not None:
+                theirs, mine = [], []
+                break
+            # the mover's own line continues after that reply?
+            if len(mine) >= 2 and mine[0] == answer and mine[1] in board.legal_moves:
+                move = mine[1]
+                mine = mine[2:]
+                continue
+            mine = []
+            break
+        # 003 p1 6g: the days go to the last move the player actually played
+        own[-1].days = days
+        own[-1].received_counted_on = counted
+        for row in own[:-1]:
+            row.days = 0
+        g.last_forwarded_at = forwarded
+        if theirs:
+            g.pending_conditional, g.pending_conditional_by = theirs, color_name(not color)
+        elif mine and t.conditional_moves:
+            g.pending_conditional = [m.uci() for m in mine]
+            g.pending_conditional_by = color_name(color)
+        else:
+            g.pending_conditional, g.pending_conditional_by = None, None
+        if words.has(Word.DRAW) and end is None:
+            g.draw_offer_by = color_name(color)
+            g.draw_offer_ply = len(g.moves)
+
+        if end is not None:
+            self._finish(ctx, g, end, reply_to=mover)
+            return
+        last = len(g.moves)
+        for recipient, reply in ((opponent, False), (mover, True)):
+            style = notation_for(recipient)
+            line = move_line(g, last, style, tz, first_ply=max(1, first_ply - 1))
+            moved = write_pair_from(g, first_ply, style)
+            context: dict[str, Any] = {
+                "recipient": recipient.name,
+                "opponent": (mover if recipient is opponent else opponent).name,
+                "moved": moved,
+                "line": line,
+                "draw_offer": g.draw_offer_by == color_name(color),
+                "control": None,
+                "example": "",
+            }
+            if board.turn == (chess.WHITE if recipient.id == g.white_id else chess.BLACK):
+                state = control_of(g, board.turn)
+                context["control"] = {
+                    "used": state.used_days,
+                    "limit": state.limit_days,
+                    "control_move": state.next_control_move,
+                    "left": state.days_left,
+                }
+            if recipient is opponent:
+                context["example"] = self._example(board, opponent) if board.turn != color else ""
+                template, event = "move", "move"
+            else:
+                template, event = "move-accepted", "move-accepted"
+                context["automatic"] = ", ".join(
+                    write_pair_from(g, a.ply, style, upto=a.ply) for a in automatic
+                )
+                context["conditional"] = (
+                    " ".join(g.pending_conditional or [])
+                    if g.pending_conditional_by == color_name(color)
+                    else ""
+                )
+                context["reminders"] = [
+                    referee.explain_reminder(r, language_for(mover)) for r in judgement.reminders
+                ]
+            self._send(
+                ctx,
+                template=template,
+                language=language_for(recipient),
+                context=context,
+                to=[recipient.email],
+                event=event,
+                g=g,
+                reply=reply,
+                board=board,
+                orientation=chess.WHITE if recipient.id == g.white_id else chess.BLACK,
+            )
+
+    def _push(
+        self,
+        ctx: _Context,
+        g: Game,
+        board: chess.Board,
+        move: chess.Move,
+        written: str,
+        sent: datetime.datetime,
+        forwarded: datetime.datetime,
+        counted: datetime.date,
+        *,
+        automatic: bool = False,
+    ) -> Move:
+        row = Move(
+            ply=len(g.moves) + 1,
+            uci=move.uci(),
+            san=board.san(move),
+            text=written[:500],
+            sent_at=sent,
+            forwarded_at=forwarded,
+            received_counted_on=counted,
+            days=0,
+            automatic=automatic,
+            incomplete=False,
+            inbound_id=ctx.inbound.id,
+        )
+        g.moves.append(row)
+        board.push(move)
+        return row
+
+    def _cancel_leave_if_on_leave(self, g: Game, player: Player, day: datetime.date) -> None:
+        """Art. 46: a move sent during leave cancels the leave in that game from that day."""
+        for lv in player.leaves:
+            if lv.start <= day <= lv.end and not any(c.game_id == g.id for c in lv.cancellations):
+                from mailbot.store import LeaveCancellation
+
+                lv.cancellations.append(LeaveCancellation(game_id=g.id, from_date=day))
+
+    def _finish(
+        self, ctx: _Context, g: Game, end: game.GameEnd, *, reply_to: Player | None
+    ) -> None:
+        t = g.tournament
+        g.result = stored_result(end.result)
+        g.termination = end.termination.value
+        g.ended_at = ctx.now
+        g.draw_offer_by = None
+        g.draw_offer_ply = None
+        g.pending_conditional, g.pending_conditional_by = None, None
+        board = board_of(g)
+        text = export_pgn(g, end)
+        sums = totals(g)
+        recipients: list[tuple[str, str, str, bool]] = [
+            (g.white.email, g.white.name, language_for(g.white), reply_to is g.white),
+            (g.black.email, g.black.name, language_for(g.black), reply_to is g.black),
+            (t.director_email, t.director_name, t.language, False),
+        ]
+        for address, name, language, reply in recipients:
+            self._send(
+                ctx,
+                template="game-over",
+                language=language,
+                context={
+                    "recipient": name,
+                    "game": self._game_summary(g),
+                    "result": end.result,
+                    "termination": end.reason,
+                    "white_total": sums.white,
+                    "black_total": sums.black,
+                    "pgn": text,
+                },
+                to=[address],
+                event="game-over",
+                g=g,
+                reply=reply,
+                board=board,
+            )
+
+
+def stored_result(result: str) -> str:
+    """The store's spelling of a PGN result (an annulled game is ``annulled``)."""
+    return "annulled" if result == "*" else result
+
+
+def pgn_result(result: str | None) -> str:
+    """The PGN spelling of a stored result: ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``."""
+    return {"+/-": "1-0", "-/+": "0-1"}.get(result or "*", result or "*").replace("annulled", "*")
+
+
+def write_pair_from(g: Game, first_ply: int, style: Notation, upto: int | None = None) -> str:
+    """The plies ``first_ply..upto`` written with move numbers in ``style``."""
+    board = chess.Board()
+    moves = g.moves
+    for m in moves[: first_ply - 1]:
+        board.push(chess.Move.from_uci(m.uci))
+    last = upto if upto is not None else len(moves)
+    return write_pair(
+        board, [chess.Move.from_uci(m.uci) for m in moves[first_ply - 1 : last]], style
+    )
+
+
+def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
+    """The game as a PGN record, with each move's dates and days."""
+    t = g.tournament
+    tz = ZoneInfo(t.timezone)
+    p = profile_of(t)
+    notes: dict[int, list[pgn.PenaltyNote]] = {}
+    for pen in g.penalties:
+        notes.setdefault(pen.ply_at, []).append(
+            pgn.PenaltyNote(
+                pen.days, pen.reason, chess.WHITE if pen.color == "white" else chess.BLACK
+            )
+        )
+    records = [
+        pgn.MoveRecord(
+            move=chess.Move.from_uci(m.uci),
+            received_on=m.received_counted_on,
+            sent_on=local_date(m.sent_at, tz),
+            days=m.days,
+            automatic=m.automatic,
+            penalties=tuple(notes.get(m.ply, ())),
+        )
+        for m in g.moves
+    ]
+    sums = totals(g)
+    termination = (
+        end.termination if end else (game.Termination(g.termination) if g.termination else None)
+    )
+    return pgn.GameRecord(
+        event=t.name,
+        site=t.index,
+        round=str(g.round) if g.round else str(g.number),
+        white=g.white.name,
+        black=g.black.name,
+        start=t.start,
+        moves=records,
+        result=pgn_result(g.result),
+        termination=termination,
+        white_days=sums.white,
+        black_days=sums.black,
+        reason=end.reason if end else None,
+        days_per_control=p.days_per_control,
+        moves_per_control=p.moves_per_control,
+    )
+
+
+def export_pgn(g: Game, end: game.GameEnd | None = None) -> str:
+    return pgn.export(pgn_record(g, end))
