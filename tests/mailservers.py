@@ -187,7 +187,7 @@ class SmtpSink:
         self._arrived = threading.Condition(self._lock)
         self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
 
-    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:  # noqa: N802
+    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
         with self._lock:
             if self.refuse_next:
                 self.refuse_next -= 1
