@@ -219,13 +219,46 @@ def poll(ctx: Context, args: argparse.Namespace) -> int:
     return 0
 
 
+@command(
+    "sweep",
+    help="deadline pass: repeats, silence, oversteps, leave ends; sends what is due",
+    arguments=_now_arguments,
+)
+def sweep(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot.outbox import deliver_due
+    from mailbot.postman import Postman
+    from mailbot.sweep import sweep as run_sweep
+
+    _fix_now(ctx, args)
+    engine = make_engine(ctx.settings.database)
+    try:
+        sessions = session_factory(engine)
+        report = run_sweep(sessions, ctx.settings.smtp.sender, ctx.now())
+        delivery = deliver_due(sessions, Postman(ctx.settings.smtp), ctx.now())
+    finally:
+        engine.dispose()
+    print(
+        f"{report.line()}; sent={delivery.sent} deferred={delivery.deferred} "
+        f"failed={delivery.failed}",
+        file=ctx.stdout,
+    )
+    return 0
+
+
 @command("run", help="the daemon: IMAP IDLE, the daily sweep, outbox retries; stops on SIGTERM")
 def run(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot.daemon import Daemon
+    from mailbot.sweep import sweep as run_sweep
 
     engine = make_engine(ctx.settings.database)
     try:
-        return Daemon(ctx.settings, session_factory(engine)).run()
+        sessions = session_factory(engine)
+        sender = ctx.settings.smtp.sender
+        return Daemon(
+            ctx.settings,
+            sessions,
+            sweep=lambda now: log.info("%s", run_sweep(sessions, sender, now).line()),
+        ).run()
     finally:
         engine.dispose()
 

@@ -64,6 +64,8 @@ class Profile:
     repeat_after_days: int | None
     #: Extra days for the post to travel, added to the repeat limit.
     repeat_transit_days: int
+    #: The repeat goes to the TD in copy (art. 26 B: e-mail play).
+    repeat_copies_director: bool
     #: Silence (days without a move or a delay notice) that loses, or None.
     silence_days: int | None
     #: The silence loss applies only if the move was repeated first (art. 31).
@@ -148,6 +150,7 @@ _BG_EMAIL = Profile(
     leave_days_per_year=30,
     repeat_after_days=14,
     repeat_transit_days=0,
+    repeat_copies_director=True,
     silence_days=40,
     silence_requires_repeat=True,
     silence_report_days=None,
@@ -171,6 +174,7 @@ PROFILES: dict[str, Profile] = {
         name="bg-post",
         days_per_control=30,
         oversteps_to_lose=2,
+        repeat_copies_director=False,
         silence_days=None,
         silence_requires_repeat=False,
         silence_report_days=120,
@@ -184,6 +188,7 @@ PROFILES: dict[str, Profile] = {
         oversteps_to_lose=2,
         leave_days_per_year=45,
         repeat_transit_days=7,
+        repeat_copies_director=False,
         silence_days=None,
         silence_requires_repeat=False,
         silence_report_days=120,

@@ -1,0 +1,378 @@
+"""The tournament director's orders, by e-mail or on the command line.
+
+An order is one line: a verb, then what it applies to. Verbs in English,
+Bulgarian or Russian::
+
+    confirm                       (in a reply to a claim: record the loss)
+    reject                        (in a reply to a claim: play goes on)
+    penalty BG-2026-E1/3 white 5  (art. 56: add 5 or 10 days)
+    overstep BG-2026-E1/3 black   (art. 56: award a first overstep)
+    forfeit BG-2026-E1/3 black    (the colour that loses)
+    leave ivanov 30 2026          (art. 43: extra leave days for a year)
+    extend BG-2026-E1 2027-12-31  (art. 50)
+    result BG-2026-E1/3 1/2-1/2   (art. 53-55: adjudicated result)
+    withdraw ivanov valid         (rules.md 6; "valid" if the reason is valid)
+
+>>> order = read_order("penalty BG-2026-E1/3 black 10")
+>>> order.verb, order.game, order.color, order.days
+('penalty', 'BG-2026-E1/3', 'black', 10)
+>>> read_order("потвърждавам").verb
+'confirm'
+>>> read_order("good morning") is None
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import chess
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from mailbot import game
+from mailbot.desk import language_for, profile_of, tag_of
+from mailbot.gamemail import Mailer, claim_end, finish_game, game_summary
+from mailbot.leave import parse_date
+from mailbot.store import Claim, Game, LeaveExtra, Penalty, Player, Tournament
+
+VERBS: dict[str, tuple[str, ...]] = {
+    "confirm": ("confirm", "confirmed", "потвърждавам", "подтверждаю"),
+    "reject": ("reject", "rejected", "отхвърлям", "отвергаю"),
+    "penalty": ("penalty", "наказание", "штраф"),
+    "overstep": ("overstep", "просрочка"),
+    "forfeit": ("forfeit", "служебна", "поражение"),
+    "leave": ("leave", "отпуск"),
+    "extend": ("extend", "удължавам", "продлеваю"),
+    "result": ("result", "резултат", "результат"),
+    "withdraw": ("withdraw", "оттегляне", "выбывание"),
+}
+_COLORS = {
+    "white": "white", "w": "white", "бели": "white", "белите": "white", "белые": "white",
+    "black": "black", "b": "black", "черни": "black", "черните": "black", "черные": "black",
+    "чёрные": "black",
+}  # fmt: skip
+_RESULTS = {
+    "1-0": "1-0",
+    "0-1": "0-1",
+    "1/2-1/2": "1/2-1/2",
+    "½-½": "1/2-1/2",
+    "0.5-0.5": "1/2-1/2",
+}
+_GAME = re.compile(r"^\[?([\w.\-]+/\d+)\]?$")
+_INDEX = re.compile(r"^[\w.\-]+$")
+
+
+class OrderError(ValueError):
+    """An order the bot cannot carry out; the message says why, for the TD."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Order:
+    """One parsed order."""
+
+    verb: str
+    game: str | None = None
+    color: str | None = None
+    days: int | None = None
+    result: str | None = None
+    player: str | None = None
+    day: datetime.date | None = None
+    valid: bool = False
+
+
+def _verb(word: str) -> str | None:
+    low = word.casefold().strip(".,:;!")
+    return next((v for v, spellings in VERBS.items() if low in spellings), None)
+
+
+def read_order(line: str) -> Order | None:
+    """The order on ``line``, or None when the line is no order.
+
+    Raises :class:`OrderError` for an order verb with wrong arguments.
+    """
+    words = line.split()
+    if not words:
+        return None
+    verb = _verb(words[0])
+    if verb is None:
+        return None
+    rest = words[1:]
+    fields: dict[str, Any] = {"verb": verb}
+    for word in rest:
+        low = word.casefold().strip(".,;")
+        if _GAME.match(word.strip(".,;")):
+            fields["game"] = _GAME.match(word.strip(".,;")).group(1)  # type: ignore[union-attr]
+        elif low in _COLORS:
+            fields["color"] = _COLORS[low]
+        elif low in _RESULTS:
+            fields["result"] = _RESULTS[low]
+        elif low in ("valid", "валидна", "уважительная", "уважительной"):
+            fields["valid"] = True
+        elif re.fullmatch(r"\d{1,3}", low) and "days" not in fields:
+            fields["days"] = int(low)
+        elif re.fullmatch(r"\d{4}", low):
+            fields["day"] = datetime.date(int(low), 1, 1)
+        elif re.fullmatch(r"[\d.\-]{8,10}", low):
+            try:
+                fields["day"] = parse_date(low)
+            except ValueError as exc:
+                raise OrderError(f"{verb}: {exc}") from None
+        elif _INDEX.match(low):
+            fields.setdefault("player", word.strip(".,;"))
+    order = Order(**fields)
+    _check(order)
+    return order
+
+
+def _check(order: Order) -> None:
+    need: dict[str, tuple[str, ...]] = {
+        "penalty": ("game", "color", "days"),
+        "overstep": ("game", "color"),
+        "forfeit": ("game", "color"),
+        "leave": ("player", "days"),
+        "extend": ("player", "day"),
+        "result": ("game", "result"),
+        "withdraw": ("player",),
+    }
+    missing = [f for f in need.get(order.verb, ()) if getattr(order, f) in (None, "")]
+    if missing:
+        raise OrderError(f"{order.verb}: give {', '.join(missing)} (see the examples)")
+    if order.verb == "penalty" and order.days not in (5, 10):
+        raise OrderError("penalty: art. 56 allows 5 or 10 days")
+
+
+def read_orders(body: str) -> list[Order]:
+    """Every order in a message body, one per line."""
+    orders: list[Order] = []
+    for line in body.splitlines():
+        order = read_order(line.strip())
+        if order is not None:
+            orders.append(order)
+    return orders
+
+
+@dataclasses.dataclass
+class Desk:
+    """What carrying out an order needs: the session, the mailer, the time."""
+
+    session: Session
+    mailer: Mailer
+    now: datetime.datetime
+    tournaments: Sequence[Tournament]
+    inbound_id: int | None = None
+
+
+def _game(desk: Desk, tag: str | None) -> Game:
+    if tag is None:
+        raise OrderError("name the game as INDEX/N")
+    index, _, number = tag.rpartition("/")
+    for t in desk.tournaments:
+        if t.index == index:
+            g = next((g for g in t.games if g.number == int(number)), None)
+            if g is not None:
+                return g
+    raise OrderError(f"no game {tag} in your tournaments")
+
+
+def _player(desk: Desk, key: str | None) -> Player:
+    for t in desk.tournaments:
+        for p in t.players:
+            if key in (p.key, p.email):
+                return p
+    raise OrderError(f"no player {key} in your tournaments")
+
+
+def _inform(desk: Desk, g: Game, text: str) -> None:
+    """Tell both players what the director decided."""
+    for player, color in ((g.white, chess.WHITE), (g.black, chess.BLACK)):
+        desk.mailer.game_mail(
+            g,
+            template="notice",
+            language=language_for(player),
+            context={"kind": "director", "recipient": player.name, "text": text,
+                     "game": game_summary(g, player)},
+            to=[player.email],
+            event="notice",
+            now=desk.now,
+            orientation=color,
+            inbound_id=desk.inbound_id,
+        )  # fmt: skip
+
+
+def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
+    """Carry out ``order``; returns what was done, in English, for the TD's answer."""
+    verb = order.verb
+    if verb in ("confirm", "reject"):
+        if claim is None and order.game:
+            g = _game(desk, order.game)
+            claim = next((c for c in reversed(g.claims) if c.status == "open"), None)
+        if claim is None:
+            raise OrderError(f"{verb}: reply to the claim's message, or name the game (INDEX/N)")
+        return decide(desk, claim, confirm=verb == "confirm")
+    if verb == "penalty":
+        g = _game(desk, order.game)
+        assert order.color is not None and order.days is not None
+        g.penalties.append(
+            Penalty(color=order.color, days=order.days, reason="td", ply_at=len(g.moves),
+                    created_at=desk.now, inbound_id=desk.inbound_id, decided_by="td")
+        )  # fmt: skip
+        text = f"{order.days} penalty days added to {order.color} in {tag_of(g)} (art. 56)"
+        _inform(desk, g, text)
+        return text
+    if verb == "overstep":
+        g = _game(desk, order.game)
+        move_number = len(g.moves) // 2 + 1
+        g.claims.append(
+            Claim(kind="overstep", by_color=None, against=order.color, opened_at=desk.now,
+                  status="confirmed", decided_at=desk.now, decided_by="td",
+                  details={"awarded_move": move_number}, inbound_id=desk.inbound_id)
+        )  # fmt: skip
+        text = f"a first overstep awarded to {order.color} in {tag_of(g)} at move {move_number}"
+        _inform(desk, g, text)
+        return text
+    if verb == "forfeit":
+        g = _game(desk, order.game)
+        _open(g)
+        loser = chess.WHITE if order.color == "white" else chess.BLACK
+        end = game.forfeit(loser, game.Termination.FORFEIT, "forfeited by the director")
+        finish_game(desk.mailer, g, end, desk.now, inbound_id=desk.inbound_id)
+        return f"{tag_of(g)}: {order.color} forfeits, {end.result}"
+    if verb == "result":
+        g = _game(desk, order.game)
+        _open(g)
+        assert order.result is not None
+        end = game.adjudicate(order.result, reason=f"adjudicated {order.result}")
+        for c in g.claims:
+            if c.kind == "adjudication" and c.status == "open":
+                c.status, c.decided_at, c.decided_by = "confirmed", desk.now, "td"
+        finish_game(desk.mailer, g, end, desk.now, inbound_id=desk.inbound_id)
+        return f"{tag_of(g)}: result {order.result} recorded"
+    if verb == "leave":
+        player = _player(desk, order.player)
+        year = order.day.year if order.day else desk.now.year
+        assert order.days is not None
+        player.tournament  # noqa: B018 - loaded for the notices below
+        desk.session.add(
+            LeaveExtra(player_id=player.id, year=year, days=order.days, created_at=desk.now,
+                       inbound_id=desk.inbound_id)
+        )  # fmt: skip
+        return f"{order.days} extra leave days for {player.name} in {year} (art. 43)"
+    if verb == "extend":
+        return extend(desk, order.player or "", order.day)
+    if verb == "withdraw":
+        return withdraw(desk, _player(desk, order.player), valid=order.valid)
+    raise OrderError(f"unknown order {verb}")
+
+
+def _open(g: Game) -> None:
+    if g.result is not None:
+        raise OrderError(f"{tag_of(g)} is finished already ({g.result})")
+
+
+def decide(desk: Desk, claim: Claim, *, confirm: bool) -> str:
+    """The TD's decision on an open claim (art. 37)."""
+    g = claim.game
+    if claim.status != "open":
+        raise OrderError(f"the claim in {tag_of(g)} was decided already ({claim.status})")
+    claim.status = "confirmed" if confirm else "rejected"
+    claim.decided_at = desk.now
+    claim.decided_by = "td"
+    if not confirm:
+        text = f"the {claim.kind} claim in {tag_of(g)} is rejected; play goes on"
+        _inform(desk, g, text)
+        return text
+    if claim.kind in ("silence", "overstep") and (
+        claim.details.get("decisive") or claim.details.get("loses")
+    ):
+        end = claim_end(g, claim)
+        finish_game(desk.mailer, g, end, desk.now, inbound_id=desk.inbound_id)
+        return f"{tag_of(g)}: {end.reason}; {end.result}"
+    if claim.kind == "draw":
+        end = game.adjudicate(
+            "1/2-1/2", termination=game.Termination.TABLEBASE, reason="draw claim upheld"
+        )
+        finish_game(desk.mailer, g, end, desk.now, inbound_id=desk.inbound_id)
+        return f"{tag_of(g)}: draw claim upheld, 1/2-1/2"
+    text = f"the {claim.kind} in {tag_of(g)} is confirmed"
+    _inform(desk, g, text)
+    return text
+
+
+def extend(desk: Desk, index: str, day: datetime.date | None) -> str:
+    """Art. 50: at most six months, only while fewer than 91 % of the games are finished."""
+    t = next((t for t in desk.tournaments if t.index == index), None)
+    if t is None or day is None:
+        raise OrderError(f"extend: no tournament {index} of yours, or no date")
+    p = profile_of(t)
+    finished = sum(1 for g in t.games if g.result) / max(1, len(t.games))
+    if finished >= p.extension_finished_share:
+        raise OrderError(
+            f"extend: {finished:.0%} of the games are finished; art. 50 allows an extension "
+            f"only below {p.extension_finished_share:.0%}"
+        )
+    limit = _add_months(t.end, p.extension_max_months)
+    if day > limit:
+        raise OrderError(f"extend: at most {p.extension_max_months} months, to {limit}")
+    if day <= t.end:
+        raise OrderError(f"extend: {day} is not after the end date {t.end}")
+    t.extended_to = day
+    return f"{t.index} extended to {day.isoformat()} (art. 50)"
+
+
+def _add_months(day: datetime.date, months: int) -> datetime.date:
+    month = day.month - 1 + months
+    year, month = day.year + month // 12, month % 12 + 1
+    for last in (31, 30, 29, 28):
+        try:
+            return datetime.date(year, month, min(day.day, last))
+        except ValueError:
+            continue
+    raise AssertionError("unreachable")
+
+
+def withdraw(desk: Desk, player: Player, *, valid: bool) -> str:
+    """Rules.md 6: what happens to each unfinished game of a withdrawn player."""
+    t = player.tournament
+    p = profile_of(t)
+    games = [g for g in t.games if player.id in (g.white_id, g.black_id)]
+    entries = [
+        game.PlayerGame(
+            tag_of(g),
+            chess.WHITE if g.white_id == player.id else chess.BLACK,
+            len(g.moves),
+            finished=g.result is not None,
+        )
+        for g in games
+    ]
+    decisions = game.decide_withdrawal(entries, p.withdrawal, valid_reason=valid)
+    player.withdrawn_at = desk.now
+    player.withdrawal_valid = valid
+    done: list[str] = []
+    by_tag = {tag_of(g): g for g in games}
+    for decision in decisions:
+        g = by_tag[decision.game]
+        if g.result is not None:
+            continue
+        if decision.end is not None:
+            finish_game(desk.mailer, g, decision.end, desk.now, inbound_id=desk.inbound_id)
+        else:
+            g.claims.append(
+                Claim(kind="adjudication", by_color=None, against=None, opened_at=desk.now,
+                      status="open", details={"withdrawal": player.key})
+            )  # fmt: skip
+        done.append(f"{decision.game}: {decision.outcome.value}")
+    return f"{player.name} withdrawn ({'valid' if valid else 'no valid'} reason): " + (
+        "; ".join(done) or "no unfinished games"
+    )
+
+
+def tournaments_of(session: Session, address: str) -> list[Tournament]:
+    """The tournaments ``address`` directs."""
+    return list(
+        session.scalars(select(Tournament).where(Tournament.director_email == address)).all()
+    )

@@ -1,0 +1,268 @@
+"""Mail about one game: the contract's subject and headers, game over, claims.
+
+Shared by the desk (answers to players' and the TD's messages) and the sweep
+(deadline notices), so that every message about a game carries the same
+``[INDEX/N] White – Black: ...`` subject and ``X-Mailbot-*`` headers.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import chess
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from mailbot import game
+from mailbot.desk import (
+    board_of,
+    export_pgn,
+    language_for,
+    pgn_result,
+    stored_result,
+    tag_of,
+    totals,
+)
+from mailbot.notices import Renderer
+from mailbot.outbox import queue
+from mailbot.store import Claim, Game, Outbox, Player
+
+
+def game_headers(g: Game, event: str, *, reply: bool = False) -> dict[str, str]:
+    """``Auto-Submitted`` and the ``X-Mailbot-*`` headers of CONTRACT.md for game ``g``."""
+    sums = totals(g)
+    headers = {
+        "Auto-Submitted": "auto-replied" if reply else "auto-generated",
+        "X-Mailbot-Event": event,
+        "X-Mailbot-Game": tag_of(g),
+        "X-Mailbot-Ply": str(len(g.moves)),
+        "X-Mailbot-Time": f"white={sums.white}; black={sums.black}",
+    }
+    if g.moves:
+        headers["X-Mailbot-Move"] = g.moves[-1].uci
+    if g.result:
+        headers["X-Mailbot-Result"] = pgn_result(g.result)
+    return headers
+
+
+def game_subject(g: Game, what: str) -> str:
+    """``[INDEX/N] White – Black: <what happened>``."""
+    return f"[{tag_of(g)}] {g.white.name} – {g.black.name}: {what}"
+
+
+def game_summary(g: Game, me: Player | None = None) -> dict[str, Any]:
+    """What templates show of a game."""
+    sums = totals(g)
+    to_move = g.white if len(g.moves) % 2 == 0 else g.black
+    return {
+        "tag": tag_of(g),
+        "white": g.white.name,
+        "black": g.black.name,
+        "result": pgn_result(g.result) if g.result else None,
+        "ply": len(g.moves),
+        "turn": "white" if len(g.moves) % 2 == 0 else "black",
+        "white_total": sums.white,
+        "black_total": sums.black,
+        "last": g.moves[-1].san if g.moves else None,
+        "your_move": me is not None and g.result is None and to_move.id == me.id,
+    }
+
+
+class Mailer:
+    """Queues game mail (rendered, with the contract's headers) in one session."""
+
+    def __init__(self, session: Session, sender: str, renderer: Renderer) -> None:
+        self.session = session
+        self.sender = sender
+        self.renderer = renderer
+
+    def game_mail(
+        self,
+        g: Game,
+        *,
+        template: str,
+        language: str,
+        context: dict[str, Any],
+        to: Sequence[str],
+        event: str,
+        now: datetime.datetime,
+        cc: Sequence[str] = (),
+        board: chess.Board | None = None,
+        orientation: chess.Color = chess.WHITE,
+        extra: dict[str, str] | None = None,
+        reply_to: str | None = None,
+        references: Sequence[str] = (),
+        inbound_id: int | None = None,
+    ) -> Outbox:
+        """Render and queue one message about ``g``.
+
+        ``reply_to`` is the Message-ID (without brackets) of the message this
+        answers; without it the message continues the recipient's thread of
+        the game.
+        """
+        rendered = self.renderer.render(
+            template, language, context, board=board, orientation=orientation
+        )
+        headers = game_headers(g, event, reply=reply_to is not None)
+        headers.update(extra or {})
+        if reply_to is not None:
+            refs = [f"<{r}>" for r in references if r != reply_to][-10:]
+            headers["In-Reply-To"] = f"<{reply_to}>"
+            headers["References"] = " ".join([*refs, f"<{reply_to}>"])
+        elif to:
+            thread = last_mail_to(self.session, g, to[0])
+            if thread is not None:
+                headers["In-Reply-To"] = f"<{thread.message_id}>"
+                headers["References"] = f"<{thread.message_id}>"
+        return queue(
+            self.session,
+            sender=self.sender,
+            to=to,
+            cc=cc,
+            subject=game_subject(g, rendered.what),
+            text=rendered.text,
+            html=rendered.html,
+            event=event,
+            now=now,
+            headers=headers,
+            game_id=g.id,
+            inbound_id=inbound_id,
+        )
+
+
+def last_mail_to(session: Session, g: Game, address: str) -> Outbox | None:
+    """The bot's latest message about ``g`` to ``address`` (to keep the thread)."""
+    rows = session.scalars(
+        select(Outbox).where(Outbox.game_id == g.id).order_by(Outbox.id.desc()).limit(30)
+    ).all()
+    return next((o for o in rows if address in o.to_addrs), None)
+
+
+def finish_game(
+    mailer: Mailer,
+    g: Game,
+    end: game.GameEnd,
+    now: datetime.datetime,
+    *,
+    reply_to: Player | None = None,
+    reply_id: str | None = None,
+    inbound_id: int | None = None,
+) -> None:
+    """Record the end of ``g`` and send the PGN to both players and the TD (art. 51)."""
+    t = g.tournament
+    g.result = stored_result(end.result)
+    g.termination = end.termination.value
+    g.ended_at = now
+    g.draw_offer_by = None
+    g.draw_offer_ply = None
+    g.pending_conditional, g.pending_conditional_by = None, None
+    for claim in g.claims:
+        if claim.status == "open":
+            claim.status = "rejected" if claim.kind != "adjudication" else "confirmed"
+            claim.decided_at = now
+            claim.decided_by = "game-over"
+    board = board_of(g)
+    text = export_pgn(g, end)
+    sums = totals(g)
+    recipients: list[tuple[str, str, str, Player | None]] = [
+        (g.white.email, g.white.name, language_for(g.white), g.white),
+        (g.black.email, g.black.name, language_for(g.black), g.black),
+        (t.director_email, t.director_name, t.language, None),
+    ]
+    for address, name, language, player in recipients:
+        is_reply = reply_to is not None and player is reply_to and reply_id is not None
+        mailer.game_mail(
+            g,
+            template="game-over",
+            language=language,
+            context={
+                "recipient": name,
+                "game": game_summary(g),
+                "result": pgn_result(g.result),
+                "termination": end.reason,
+                "white_total": sums.white,
+                "black_total": sums.black,
+                "pgn": text,
+            },
+            to=[address],
+            event="game-over",
+            now=now,
+            board=board,
+            orientation=chess.BLACK if player is g.black else chess.WHITE,
+            reply_to=reply_id if is_reply else None,
+            inbound_id=inbound_id,
+        )
+
+
+def claim_end(g: Game, claim: Claim) -> game.GameEnd:
+    """The loss a confirmed silence or overstep claim means."""
+    loser = chess.WHITE if claim.against == "white" else chess.BLACK
+    name = g.white.name if loser == chess.WHITE else g.black.name
+    if claim.kind == "silence":
+        days = claim.details.get("days", "?")
+        return game.forfeit(
+            loser, game.Termination.SILENCE, f"{name} did not answer for {days} days"
+        )
+    return game.forfeit(loser, game.Termination.TIME_FORFEIT, f"{name} overstepped the time limit")
+
+
+def settle_adjudication_claims(mailer: Mailer, g: Game, now: datetime.datetime) -> Claim:
+    """After the claim period (art. 52-53): equal claims stand, else the arbiter's packet.
+
+    The players' claims are kept in an ``adjudication`` claim's details as
+    ``white``/``black`` results with their analysis.
+    """
+    claim = next((c for c in g.claims if c.kind == "adjudication"), None)
+    if claim is None:
+        claim = Claim(
+            kind="adjudication",
+            by_color=None,
+            against=None,
+            opened_at=now,
+            status="open",
+            details={},
+        )
+        g.claims.append(claim)
+        mailer.session.flush()
+    white = claim.details.get("white")
+    black = claim.details.get("black")
+    agreed = game.settle_adjudication(white, black)
+    t = g.tournament
+    tz = ZoneInfo(t.timezone)
+    if agreed is not None:
+        claim.status = "confirmed"
+        claim.decided_at = now
+        claim.decided_by = "agreement"
+        finish_game(
+            mailer,
+            g,
+            game.adjudicate(agreed, reason=f"both players claimed {agreed} (art. 53 note)"),
+            now,
+        )
+        return claim
+    mailer.game_mail(
+        g,
+        template="adjudication",
+        language=t.language,
+        context={
+            "kind": "packet",
+            "recipient": t.director_name,
+            "white_claim": white,
+            "black_claim": black,
+            "white_analysis": claim.details.get("white_analysis", ""),
+            "black_analysis": claim.details.get("black_analysis", ""),
+            "pgn": export_pgn(g),
+            "claim": claim.id,
+            "end": (t.extended_to or t.end),
+            "due": now.astimezone(tz).date(),
+        },
+        to=[t.director_email],
+        event="notice",
+        now=now,
+        board=board_of(g),
+        extra={"X-Mailbot-Claim": str(claim.id)},
+    )
+    return claim

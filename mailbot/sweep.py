@@ -1,0 +1,498 @@
+"""The deadline pass: repeats, silence, oversteps, leave ends, the end of the event.
+
+Deadlines are data, not timers (design.md, invariant 6): the sweep computes
+from the stored games and ``now`` what has fallen due, and records every
+notice it sends in the ``notices`` ledger, keyed by what makes it unique (the
+game, the player, the kind, the ply of the unanswered move). Running it twice,
+or once after two weeks of downtime, sends each notice once; each notice
+states the day it fell due, not the day it was sent.
+
+>>> SweepReport({"repeat": 2}).line()
+'sweep: repeat=2'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import logging
+from collections import Counter
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import chess
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from mailbot import clock, game
+from mailbot.desk import (
+    board_of,
+    control_of,
+    export_pgn,
+    history,
+    language_for,
+    local_date,
+    move_line,
+    notation_for,
+    player_leaves,
+    profile_of,
+    totals,
+)
+from mailbot.gamemail import (
+    Mailer,
+    claim_end,
+    finish_game,
+    game_summary,
+    settle_adjudication_claims,
+)
+from mailbot.notices import Renderer
+from mailbot.store import Claim, Game, Notice, Player, Tournament
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class SweepReport:
+    """How many notices of each kind one sweep sent."""
+
+    sent: dict[str, int]
+
+    def line(self) -> str:
+        if not self.sent:
+            return "sweep: nothing due"
+        return "sweep: " + " ".join(f"{k}={v}" for k, v in sorted(self.sent.items()))
+
+
+def _color(g: Game, player: Player) -> chess.Color:
+    return chess.WHITE if player.id == g.white_id else chess.BLACK
+
+
+def record_notice(
+    session: Session,
+    g: Game,
+    player: Player | None,
+    kind: str,
+    key: str,
+    due: datetime.datetime | None,
+    now: datetime.datetime,
+) -> Notice | None:
+    """Enter a notice in the ledger; None if it was entered before."""
+    found = session.scalars(
+        select(Notice).where(
+            Notice.game_id == g.id,
+            Notice.player_id == player.id if player else Notice.player_id.is_(None),
+            Notice.kind == kind,
+            Notice.key == key,
+        )
+    ).first()
+    if found is not None:
+        return None
+    notice = Notice(
+        tournament_id=g.tournament_id,
+        game_id=g.id,
+        player_id=player.id if player else None,
+        kind=kind,
+        key=key,
+        due_at=due,
+        created_at=now,
+    )
+    session.add(notice)
+    session.flush()
+    return notice
+
+
+def silent_since(g: Game) -> datetime.datetime:
+    """The instant the player to move received the move they must answer."""
+
+    if g.moves:
+        last = g.moves[-1]
+        return last.forwarded_at or last.sent_at
+    t = g.tournament
+    return clock.first_move_receipt(profile_of(t), t.start, ZoneInfo(t.timezone))
+
+
+def sweep(
+    sessions: sessionmaker[Session],
+    sender: str,
+    now: datetime.datetime,
+    renderer: Renderer | None = None,
+) -> SweepReport:
+    """One deadline pass over every unfinished game; one transaction per game."""
+    renderer = renderer or Renderer()
+    counts: Counter[str] = Counter()
+    with sessions() as session:
+        ids = session.scalars(select(Game.id).where(Game.result.is_(None)).order_by(Game.id)).all()
+        tournaments = session.scalars(select(Tournament.id)).all()
+    for game_id in ids:
+        try:
+            with sessions() as session, session.begin():
+                g = session.get(Game, game_id)
+                if g is None or g.result is not None:
+                    continue
+                mailer = Mailer(session, sender, renderer)
+                for kind in _sweep_game(mailer, g, now):
+                    counts[kind] += 1
+        except IntegrityError:
+            log.info("game %s swept concurrently; skipped", game_id)
+    for tournament_id in tournaments:
+        with sessions() as session, session.begin():
+            t = session.get(Tournament, tournament_id)
+            if t is None:
+                continue
+            mailer = Mailer(session, sender, renderer)
+            for kind in _sweep_tournament(mailer, t, now):
+                counts[kind] += 1
+    return SweepReport(dict(counts))
+
+
+def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
+
+    t = g.tournament
+    p = profile_of(t)
+    tz = ZoneInfo(t.timezone)
+    ply = len(g.moves)
+    silent = g.white if ply % 2 == 0 else g.black
+    color = _color(g, silent)
+    since = silent_since(g)
+    leaves = player_leaves(silent, g)
+    sent: list[str] = []
+
+    # art. 26: repeat the unanswered move, with a copy to the TD
+    due = clock.repeat_due(p, since, leaves, tz)
+    if (
+        due is not None
+        and now >= due
+        and ply > 0
+        and record_notice(mailer.session, g, silent, "repeat", str(ply), due, now)
+    ):
+        send_repeat(mailer, g, silent, due, now)
+        sent.append("repeat")
+
+    # art. 35-36 / rules.md 2.2: an overstep while the player is silent
+    moves, penalties = history(g, color)
+    state = control_of(g, color)
+    at = clock.overstep_at(p, moves, since, penalties, leaves, tz)
+    if at is not None and now >= at and not state.lost:
+        running = clock.move_days(p, since, at, leaves, tz)
+        if record_notice(mailer.session, g, silent, "overstep", str(ply), at, now):
+            overstep(mailer, g, silent, at, now, control_of(g, color, running))
+            sent.append("overstep")
+
+    # art. 31: silence without a delay notice
+    protected = any(
+        d.color == ("white" if color else "black") and d.ply_at == ply for d in g.delays
+    )
+    repeated = ply > 0 and _has_notice(g, silent, "repeat", str(ply))
+    for kind, deadline in (
+        ("silence", clock.silence_due(p, since, leaves, tz)),
+        ("silence-report", clock.silence_report_due(p, since, leaves, tz)),
+    ):
+        if deadline is None or now < deadline or protected:
+            continue
+        if kind == "silence" and p.silence_requires_repeat and not repeated:
+            continue
+        if record_notice(mailer.session, g, silent, kind, str(ply), deadline, now):
+            silence(mailer, g, silent, deadline, now, decisive=kind == "silence")
+            sent.append(kind)
+    return sent
+
+
+def _has_notice(g: Game, player: Player, kind: str, key: str) -> bool:
+    session = Session.object_session(g)
+    assert session is not None
+    return (
+        session.scalars(
+            select(Notice.id).where(
+                Notice.game_id == g.id,
+                Notice.player_id == player.id,
+                Notice.kind == kind,
+                Notice.key == key,
+            )
+        ).first()
+        is not None
+    )
+
+
+def _recipients(g: Game) -> list[tuple[Player, chess.Color]]:
+    return [(g.white, chess.WHITE), (g.black, chess.BLACK)]
+
+
+def send_repeat(
+    mailer: Mailer, g: Game, silent: Player, due: datetime.datetime, now: datetime.datetime
+) -> None:
+    """Repeat the last move to the silent player, a copy to the TD (art. 26 B)."""
+
+    t = g.tournament
+    tz = ZoneInfo(t.timezone)
+    p = profile_of(t)
+    line = move_line(g, len(g.moves), notation_for(silent), tz)
+    opponent = g.black if silent.id == g.white_id else g.white
+    mailer.game_mail(
+        g,
+        template="repeat",
+        language=language_for(silent),
+        context={
+            "recipient": silent.name,
+            "opponent": opponent.name,
+            "line": line,
+            "due": due.astimezone(tz).date(),
+            "days": (p.repeat_after_days or 0) + p.repeat_transit_days,
+        },
+        to=[silent.email],
+        cc=[t.director_email] if p.repeat_copies_director else [],
+        event="repeat",
+        now=now,
+        board=board_of(g),
+        orientation=_color(g, silent),
+        extra={"X-Mailbot-Due": due.astimezone(tz).date().isoformat()},
+    )
+
+
+def packet_context(g: Game) -> dict[str, Any]:
+    """The claim packet of art. 36: every move with its dates and days, both totals."""
+
+    tz = ZoneInfo(g.tournament.timezone)
+    replay = chess.Board()
+    rows = []
+    for m in g.moves:
+        move = chess.Move.from_uci(m.uci)
+        rows.append(
+            {
+                "ply": m.ply,
+                "number": (m.ply + 1) // 2,
+                "color": "white" if m.ply % 2 else "black",
+                "san": replay.san(move),
+                "received": m.received_counted_on,
+                "sent": local_date(m.sent_at, tz),
+                "days": m.days,
+                "automatic": m.automatic,
+            }
+        )
+        replay.push(move)
+    sums = totals(g)
+    penalties = [
+        {"color": p.color, "days": p.days, "reason": p.reason, "ply": p.ply_at} for p in g.penalties
+    ]
+    return {
+        "rows": rows,
+        "white_total": sums.white,
+        "black_total": sums.black,
+        "penalties": penalties,
+    }
+
+
+def _claim_mail(
+    mailer: Mailer,
+    g: Game,
+    claim: Claim,
+    kind: str,
+    against: Player,
+    due: datetime.datetime,
+    now: datetime.datetime,
+    extra_context: dict[str, Any],
+) -> None:
+    """The packet to the TD and a notice to both players."""
+
+    t = g.tournament
+    tz = ZoneInfo(t.timezone)
+    board = board_of(g)
+    base = {
+        "kind": kind,
+        "against": against.name,
+        "against_color": "white" if against.id == g.white_id else "black",
+        "due": due.astimezone(tz).date(),
+        "game": game_summary(g),
+        "claim": claim.id,
+        "auto": claim.status != "open",
+        **extra_context,
+    }
+    mailer.game_mail(
+        g,
+        template="claim",
+        language=t.language,
+        context={
+            **base,
+            "recipient": t.director_name,
+            "audience": "director",
+            **packet_context(g),
+            "pgn": export_pgn(g),
+        },
+        to=[t.director_email],
+        event=kind,
+        now=now,
+        board=board,
+        extra={"X-Mailbot-Claim": str(claim.id), "X-Mailbot-Due": base["due"].isoformat()},
+    )
+    for player, color in _recipients(g):
+        mailer.game_mail(
+            g,
+            template="claim",
+            language=language_for(player),
+            context={**base, "recipient": player.name, "audience": "player"},
+            to=[player.email],
+            event=kind,
+            now=now,
+            board=board,
+            orientation=color,
+            extra={"X-Mailbot-Due": base["due"].isoformat()},
+        )
+
+
+def open_claim(
+    mailer: Mailer,
+    g: Game,
+    kind: str,
+    against: Player,
+    due: datetime.datetime,
+    now: datetime.datetime,
+    details: dict[str, Any],
+    *,
+    decisive: bool,
+) -> Claim:
+    """Open a claim against ``against``; with ``auto_forfeit`` it is decided at once."""
+
+    p = profile_of(g.tournament)
+    claim = Claim(
+        kind=kind,
+        by_color=None,
+        against="white" if against.id == g.white_id else "black",
+        opened_at=now,
+        status="open",
+        details={**details, "due": due.isoformat()},
+    )
+    g.claims.append(claim)
+    mailer.session.flush()
+    auto = decisive and p.auto_forfeit
+    if auto:
+        claim.status = "confirmed"
+        claim.decided_at = now
+        claim.decided_by = "auto"
+    _claim_mail(mailer, g, claim, kind, against, due, now, {"details": details})
+    if auto:
+        finish_game(mailer, g, claim_end(g, claim), now)
+    return claim
+
+
+def silence(
+    mailer: Mailer,
+    g: Game,
+    silent: Player,
+    due: datetime.datetime,
+    now: datetime.datetime,
+    *,
+    decisive: bool,
+) -> None:
+    """Art. 31 (or the postal report to the TD): the claim packet goes to the TD."""
+
+    p = profile_of(g.tournament)
+    days = p.silence_days if decisive else p.silence_report_days
+    open_claim(
+        mailer,
+        g,
+        "silence",
+        silent,
+        due,
+        now,
+        {"days": days, "decisive": decisive, "ply": len(g.moves)},
+        decisive=decisive,
+    )
+
+
+def overstep(
+    mailer: Mailer,
+    g: Game,
+    player: Player,
+    at: datetime.datetime,
+    now: datetime.datetime,
+    state: clock.ControlState,
+) -> None:
+    """Rules.md 2.2: the bot finds the overstep itself and sends the packet."""
+
+    p = profile_of(g.tournament)
+    first = len(state.oversteps) < p.oversteps_to_lose
+    open_claim(
+        mailer,
+        g,
+        "overstep",
+        player,
+        at,
+        now,
+        {
+            "used": state.used_days,
+            "limit": state.limit_days,
+            "control_move": state.next_control_move,
+            "number": len(state.oversteps),
+            "loses": state.lost,
+            "first": first and not state.lost,
+        },
+        decisive=state.lost,
+    )
+
+
+def _sweep_tournament(mailer: Mailer, t: Tournament, now: datetime.datetime) -> list[str]:
+    """Leave ends (opponents told the clocks run again) and the end of the event."""
+
+    tz = ZoneInfo(t.timezone)
+    today = now.astimezone(tz).date()
+    sent: list[str] = []
+    for player in t.players:
+        for lv in player.leaves:
+            if lv.end >= today:
+                continue
+            games = [
+                g for g in t.games if g.result is None and player.id in (g.white_id, g.black_id)
+            ]
+            for g in games:
+                if record_notice(mailer.session, g, player, "leave-end", str(lv.id), None, now):
+                    opponent = g.black if player.id == g.white_id else g.white
+                    for recipient in (player, opponent):
+                        mailer.game_mail(
+                            g,
+                            template="leave",
+                            language=language_for(recipient),
+                            context={
+                                "kind": "ended",
+                                "recipient": recipient.name,
+                                "player": player.name,
+                                "start": lv.start,
+                                "end": lv.end,
+                                "yours": recipient.id == player.id,
+                            },
+                            to=[recipient.email],
+                            event="leave",
+                            now=now,
+                        )
+                    sent.append("leave-end")
+    end = t.extended_to or t.end
+    if today > end:
+        claims_due = game.adjudication_claims_due(end, profile_of(t))
+        for g in t.games:
+            if g.result is not None:
+                continue
+            if record_notice(
+                mailer.session, g, None, "adjudication-call", end.isoformat(), None, now
+            ):
+                for player, color in _recipients(g):
+                    mailer.game_mail(
+                        g,
+                        template="adjudication",
+                        language=language_for(player),
+                        context={
+                            "kind": "call",
+                            "recipient": player.name,
+                            "end": end,
+                            "due": claims_due,
+                        },
+                        to=[player.email],
+                        event="notice",
+                        now=now,
+                        orientation=color,
+                    )
+                sent.append("adjudication-call")
+            if today > claims_due and record_notice(
+                mailer.session, g, None, "adjudication-packet", end.isoformat(), None, now
+            ):
+                settle_adjudication_claims(mailer, g, now)
+                sent.append("adjudication-packet")
+    return sent
