@@ -245,6 +245,55 @@ def sweep(ctx: Context, args: argparse.Namespace) -> int:
     return 0
 
 
+def _td_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "order",
+        nargs="+",
+        help="the director's order, as in mail: confirm GAME | reject GAME | "
+        "penalty GAME COLOUR 5|10 | overstep GAME COLOUR | forfeit GAME COLOUR | "
+        "leave PLAYER DAYS [YEAR] | extend INDEX DATE | result GAME RESULT | "
+        "withdraw PLAYER [valid]",
+    )
+    _now_arguments(parser)
+
+
+@command("td", help="carry out a tournament director's order", arguments=_td_arguments)
+def td(ctx: Context, args: argparse.Namespace) -> int:
+    from sqlalchemy import select
+
+    from mailbot import director
+    from mailbot.gamemail import Mailer
+    from mailbot.notices import Renderer
+    from mailbot.outbox import deliver_due
+    from mailbot.postman import Postman
+    from mailbot.store import Tournament
+
+    _fix_now(ctx, args)
+    line = " ".join(args.order)
+    try:
+        order = director.read_order(line)
+    except director.OrderError as exc:
+        raise UsageError(str(exc)) from None
+    if order is None:
+        raise UsageError(f"{line!r}: not an order (see mailbot td --help)")
+    engine = make_engine(ctx.settings.database)
+    try:
+        sessions = session_factory(engine)
+        with sessions() as session, session.begin():
+            mailer = Mailer(session, ctx.settings.smtp.sender, Renderer())
+            tournaments = session.scalars(select(Tournament)).all()
+            desk = director.Desk(session, mailer, ctx.now(), tournaments)
+            try:
+                done = director.carry_out(desk, order)
+            except director.OrderError as exc:
+                raise UsageError(str(exc)) from None
+        deliver_due(sessions, Postman(ctx.settings.smtp), ctx.now())
+    finally:
+        engine.dispose()
+    print(done, file=ctx.stdout)
+    return 0
+
+
 @command("run", help="the daemon: IMAP IDLE, the daily sweep, outbox retries; stops on SIGTERM")
 def run(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot.daemon import Daemon
