@@ -106,6 +106,13 @@ _DATE = r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}\.\d{1,2}\.\d{4}"
 _LEAVE_DATES = re.compile(rf"({_DATE})\s*(?:-|–|—|to|до|по)?\s*({_DATE})", re.IGNORECASE)
 
 
+_OFFER = re.compile(
+    r"\b(?:i offer(?: you)? a draw|offers? (?:you )?a draw|draw offer"
+    r"|предлагам(?: ви)? реми|предлагаю(?: вам)? ничью)\b",
+    re.IGNORECASE,
+)
+
+
 class LeaveDatesError(ValueError):
     """A ``leave`` line whose dates cannot be read."""
 
@@ -150,7 +157,7 @@ def _match_word(text: str) -> tuple[Word, str] | None:
         if low.startswith(spelling):
             after = low[len(spelling) : len(spelling) + 1]
             if after == "" or not (after.isalnum() or after == "_"):
-                return word, text[len(spelling) :].strip(" \t.,;:!-–—")
+                return word, text[len(spelling) :].strip(" \t.,;:!?-–—")
     return None
 
 
@@ -161,6 +168,10 @@ def read_words(body: str) -> Words:
     <Word.DRAW: 'draw'>
     >>> read_words("I will take my leave soon").commands
     ()
+    >>> read_words("19. Qd1-h5, and I offer you a draw; think it over").has(Word.DRAW)
+    True
+    >>> read_words("14. Кf3-d4 реми?").has(Word.DRAW)
+    True
     """
     found: list[Command] = []
     for raw_line in body.splitlines():
@@ -168,9 +179,12 @@ def read_words(body: str) -> Words:
         if not line:
             continue
         hit = _match_word(line)
+        if hit is None and _OFFER.search(line):
+            # a draw offer inside a sentence: "... and I offer you a draw"
+            hit = (Word.DRAW, "")
         if hit is None:
             # a word after a move on the same line: "23. Дd1-d4 draw"
-            last = re.split(r"[\s;,]+", line.rstrip(" .!;,"))
+            last = re.split(r"[\s;,]+", line.rstrip(" .!?;,"))
             if len(last) >= 2:
                 hit = _match_word(last[-1])
                 if hit is not None and hit[1]:
