@@ -9,10 +9,11 @@ module only talks to the server and says precisely whether it accepted.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import smtplib
 import ssl
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from email.message import Message
 from typing import Protocol
 
@@ -56,23 +57,45 @@ def compose_address(sender: str) -> str:
     return email.utils.parseaddr(sender)[1]
 
 
+def _quit(server: smtplib.SMTP) -> None:
+    try:
+        server.quit()
+    except (OSError, smtplib.SMTPException):
+        server.close()
+
+
 class Postman:
     """Sends messages through the configured SMTP server."""
 
     def __init__(self, settings: SmtpSettings, *, timeout: float = 30.0) -> None:
         self.settings = settings
         self.timeout = timeout
+        self._kept: smtplib.SMTP | None = None
+        self._batching = False
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[Postman]:
+        """Keep one connection open for the sends inside the ``with`` block."""
+        self._batching = True
+        try:
+            yield self
+        finally:
+            self._batching = False
+            server, self._kept = self._kept, None
+            if server is not None:
+                _quit(server)
 
     def _connect(self) -> smtplib.SMTP:
         s = self.settings
-        context = ssl.create_default_context()
+        mode = security_mode(s.security)
         server: smtplib.SMTP
-        if security_mode(s.security) == "ssl":
+        if mode == "ssl":
+            context = ssl.create_default_context()
             server = smtplib.SMTP_SSL(s.host, s.port, timeout=self.timeout, context=context)
         else:
             server = smtplib.SMTP(s.host, s.port, timeout=self.timeout)
-            if security_mode(s.security) == "starttls":
-                server.starttls(context=context)
+            if mode == "starttls":
+                server.starttls(context=ssl.create_default_context())
         if s.username and s.password:
             server.login(s.username, s.password)
         return server
@@ -81,12 +104,24 @@ class Postman:
         """Hand ``message`` to the server for ``recipients``; raises :class:`SendError`.
 
         Returns the recipients the server refused while accepting the others.
+        Inside :meth:`batch` the connection is kept for the next message.
         """
         envelope_from = compose_address(self.settings.sender)
-        try:
-            server = self._connect()
-        except (OSError, smtplib.SMTPException) as exc:
-            raise SendError(f"SMTP {self.settings.host}:{self.settings.port}: {exc}") from exc
+        server = self._kept
+        self._kept = None
+        if server is not None:
+            try:
+                server.rset()
+            except (OSError, smtplib.SMTPException):
+                server.close()
+                server = None
+        if server is None:
+            try:
+                server = self._connect()
+            except (OSError, smtplib.SMTPException) as exc:
+                where = f"{self.settings.host}:{self.settings.port}"
+                raise SendError(f"SMTP {where}: {exc}") from exc
+        keep = self._batching
         try:
             refused = server.send_message(message, envelope_from, list(recipients))
         except smtplib.SMTPRecipientsRefused as exc:
@@ -97,10 +132,11 @@ class Postman:
                 f"SMTP {exc.smtp_code}: {exc.smtp_error!r}", permanent=permanent
             ) from exc
         except (OSError, smtplib.SMTPException) as exc:
+            keep = False
             raise SendError(f"SMTP: {exc}") from exc
         finally:
-            try:
-                server.quit()
-            except (OSError, smtplib.SMTPException):
-                server.close()
+            if keep:
+                self._kept = server
+            else:
+                _quit(server)
         return {addr: f"{code} {reply!r}" for addr, (code, reply) in refused.items()}
