@@ -359,6 +359,27 @@ def pgn(ctx: Context, args: argparse.Namespace) -> int:
     return 0
 
 
+def _standings_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("index", metavar="INDEX", help="the tournament")
+
+
+@command("standings", help="crosstable of a tournament", arguments=_standings_arguments)
+def standings(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot import report
+
+    engine = make_engine(ctx.settings.database)
+    try:
+        with session_factory(engine)() as session:
+            try:
+                text = report.standings_of(session, args.index)
+            except report.UnknownGameError as exc:
+                raise UsageError(str(exc)) from None
+    finally:
+        engine.dispose()
+    print(text, file=ctx.stdout, end="" if text.endswith("\n") else "\n")
+    return 0
+
+
 @command(
     "demo",
     help="play a short game through the real pipeline on embedded servers",

@@ -82,9 +82,12 @@ def read_mailbox(mailbox: Mailbox, desk: Desk, now: Clock) -> Counter[str]:
 def poll_once(config: Config, sessions: sessionmaker[Session], now: Clock) -> PassReport:
     """One pass: read the inbox, then send what is due (``mailbot poll --once``)."""
     desk = Desk(sessions, policy_of(config))
-    with Mailbox(config.imap) as mailbox:
-        counts = read_mailbox(mailbox, desk, now)
-    delivery = deliver_due(sessions, Postman(config.smtp), now())
+    try:
+        with Mailbox(config.imap) as mailbox:
+            counts = read_mailbox(mailbox, desk, now)
+    finally:
+        # what is committed goes out even when the mailbox fails mid-pass
+        delivery = deliver_due(sessions, Postman(config.smtp), now())
     return PassReport(dict(counts), delivery)
 
 

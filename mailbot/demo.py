@@ -152,7 +152,7 @@ def _body(message: EmailMessage) -> str:
 
 def run_demo(out: Callable[[str], None] = print) -> DemoResult:
     """Play the demo game; ``out`` gets the conversation line by line."""
-    from mailbot.desk import export_pgn
+    from mailbot.record import export_pgn
     from mailbot.store import Game
 
     start = datetime.datetime(2026, 3, 1, 9, 0, tzinfo=datetime.UTC)

@@ -15,7 +15,6 @@ import enum
 import hashlib
 import logging
 import re
-import zoneinfo
 from collections.abc import Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -25,16 +24,28 @@ from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot import clock, game, pgn, referee
+from mailbot import game, referee
+from mailbot.gamemail import Mailer, finish_game, game_summary
 from mailbot.inbox import Fetched
 from mailbot.intent import Word, Words, help_words, read_words
-from mailbot.leave import Leave as LeavePeriod
 from mailbot.letters import Letter, read_letter
-from mailbot.notation import Notation, write_move
+from mailbot.notation import write_move
 from mailbot.notices import Renderer
 from mailbot.outbox import queue
 from mailbot.postman import compose_address
-from mailbot.profile import DayCounting, Profile, profile
+from mailbot.record import (
+    board_of,
+    color_name,
+    control_of,
+    days_for,
+    language_for,
+    local_date,
+    move_line,
+    notation_for,
+    profile_of,
+    totals,
+    write_pair_from,
+)
 from mailbot.store import (
     Game,
     InboundMessage,
@@ -76,174 +87,6 @@ class Policy:
         return compose_address(self.sender).lower()
 
 
-def color_name(color: chess.Color) -> str:
-    return "white" if color == chess.WHITE else "black"
-
-
-def tag_of(g: Game) -> str:
-    return f"{g.tournament.index}/{g.number}"
-
-
-def profile_of(t: Tournament) -> Profile:
-    return profile(t.profile, t.rules or None)
-
-
-def local_date(moment: datetime.datetime, tz: zoneinfo.ZoneInfo) -> datetime.date:
-    return moment.astimezone(tz).date()
-
-
-# ---------------------------------------------------------------------------
-# The game as the core sees it
-
-
-@dataclasses.dataclass(frozen=True)
-class Totals:
-    white: int
-    black: int
-
-    def header(self) -> str:
-        return f"white={self.white}; black={self.black}"
-
-
-def board_of(g: Game) -> chess.Board:
-    board = chess.Board()
-    for m in g.moves:
-        board.push(chess.Move.from_uci(m.uci))
-    return board
-
-
-def totals(g: Game) -> Totals:
-    white = sum(m.days for m in g.moves if m.ply % 2 == 1)
-    black = sum(m.days for m in g.moves if m.ply % 2 == 0)
-    for p in g.penalties:
-        if p.color == "white":
-            white += p.days
-        else:
-            black += p.days
-    return Totals(white, black)
-
-
-def player_leaves(player: Player, g: Game) -> tuple[LeavePeriod, ...]:
-    """The player's leave as it applies in game ``g`` (cancellations cut it short)."""
-    out: list[LeavePeriod] = []
-    for lv in player.leaves:
-        end = lv.end
-        for c in lv.cancellations:
-            if c.game_id == g.id:
-                end = min(end, c.from_date - datetime.timedelta(days=1))
-        if end >= lv.start:
-            out.append(LeavePeriod(lv.start, end))
-    return tuple(out)
-
-
-def notation_for(player: Player) -> Notation:
-    return Notation(player.notation or player.tournament.notation)
-
-
-def language_for(player: Player) -> str:
-    return player.language or player.tournament.language
-
-
-@dataclasses.dataclass(frozen=True)
-class MoveLine:
-    """The art. 8 line: moves, the three dates, days, both totals."""
-
-    moves: str
-    prev_sent: datetime.date | None
-    received: datetime.date | None
-    sent: datetime.date
-    days: int
-    white_total: int
-    black_total: int
-
-
-def write_pair(board_before_last: chess.Board, plies: Sequence[chess.Move], style: Notation) -> str:
-    """``15. Те1-e2 Кg8-f6`` or ``15... Кg8-f6 16. Те1-e2`` for the last plies."""
-    board = board_before_last.copy()
-    parts: list[str] = []
-    for i, move in enumerate(plies):
-        number = board.fullmove_number
-        text = write_move(board, move, style)
-        if board.turn == chess.WHITE:
-            parts.append(f"{number}. {text}")
-        elif i == 0:
-            parts.append(f"{number}... {text}")
-        else:
-            parts.append(text)
-        board.push(move)
-    return " ".join(parts)
-
-
-def move_line(
-    g: Game,
-    upto_ply: int,
-    style: Notation,
-    tz: zoneinfo.ZoneInfo,
-    first_ply: int | None = None,
-) -> MoveLine:
-    """The art. 8 line for the move at ``upto_ply``: the plies from ``first_ply``
-    (by default the opponent's move before it), the dates, days and totals."""
-    moves = g.moves[:upto_ply]
-    last = moves[-1]
-    first = first_ply if first_ply is not None else max(1, upto_ply - 1)
-    own = [m for m in moves if m.ply % 2 == last.ply % 2 and not m.automatic]
-    before = [m for m in moves if m.ply < own[-1].ply] if own else []
-    prev = before[-1] if before else None
-    sums = Totals(
-        sum(m.days for m in moves if m.ply % 2 == 1)
-        + sum(p.days for p in g.penalties if p.color == "white" and p.ply_at < upto_ply),
-        sum(m.days for m in moves if m.ply % 2 == 0)
-        + sum(p.days for p in g.penalties if p.color == "black" and p.ply_at < upto_ply),
-    )
-    charged = own[-1] if own else last
-    return MoveLine(
-        moves=write_pair_from(g, first, style, upto=upto_ply),
-        prev_sent=local_date(prev.forwarded_at, tz) if prev and prev.forwarded_at else None,
-        received=charged.received_counted_on,
-        sent=local_date(charged.sent_at, tz),
-        days=charged.days,
-        white_total=sums.white,
-        black_total=sums.black,
-    )
-
-
-def history(g: Game, color: chess.Color) -> tuple[list[clock.MoveTime], list[clock.Penalty]]:
-    """One player's moves and penalties as the clock takes them."""
-    parity = 1 if color == chess.WHITE else 0
-    moves = [clock.MoveTime((m.ply + 1) // 2, m.days) for m in g.moves if m.ply % 2 == parity]
-    name = color_name(color)
-    penalties = [clock.Penalty(p.days, p.ply_at // 2 + 1) for p in g.penalties if p.color == name]
-    return moves, penalties
-
-
-def control_of(g: Game, color: chess.Color, running_days: int | None = None) -> clock.ControlState:
-    """The player's time-control state (rules.md 2.2)."""
-    moves, penalties = history(g, color)
-    return clock.control_state(profile_of(g.tournament), moves, penalties, running_days)
-
-
-def received_counted(
-    p: Profile, received: datetime.datetime, tz: zoneinfo.ZoneInfo
-) -> datetime.date:
-    """The receipt date as the move line shows it (art. 8 D: the day after, in bg profiles)."""
-    day = local_date(received, tz)
-    if p.day_counting is DayCounting.CALENDAR_AFTER_RECEIPT:
-        return day + datetime.timedelta(days=1)
-    return day
-
-
-def days_for(
-    g: Game, p: Profile, tz: zoneinfo.ZoneInfo, mover: Player, sent: datetime.datetime
-) -> tuple[int, datetime.date]:
-    """Days charged to a move arriving at ``sent``, and its counted receipt date."""
-    leaves = player_leaves(mover, g)
-    if not g.moves:
-        start = g.tournament.start
-        return clock.first_move_days(p, start, sent, leaves, tz), start
-    received = g.moves[-1].forwarded_at or g.moves[-1].sent_at
-    return clock.move_days(p, received, sent, leaves, tz), received_counted(p, received, tz)
-
-
 # ---------------------------------------------------------------------------
 # The desk
 
@@ -256,6 +99,8 @@ class _Context:
     inbound: InboundMessage
     letter: Letter
     now: datetime.datetime
+    #: Whether the reply cap lets the bot answer the sender (decided once per message).
+    answering: bool | None = None
 
 
 class Desk:
@@ -276,10 +121,11 @@ class Desk:
         letter = read_letter(fetched.raw, own_addresses=(self.policy.address,))
         with self.sessions() as session:
             known = self._find(session, letter, sha, fetched)
+            if known is not None and known.status == "quarantined":
+                # a copy of poison (or one whose filing was cut short) joins it
+                return Outcome.QUARANTINED
             if known is not None and known.status != "new":
                 return Outcome.DUPLICATE
-            if known is not None and known.status == "quarantined":
-                return Outcome.QUARANTINED
         try:
             with self.sessions() as session, session.begin():
                 inbound = self._find(session, letter, sha, fetched)
@@ -293,10 +139,16 @@ class Desk:
                     inbound.status = "processed"
                 inbound.handled_at = now
                 status = inbound.status
-        except IntegrityError:
-            # another worker recorded the same message first
-            log.info("message %s already recorded", letter.message_id)
-            return Outcome.DUPLICATE
+        except IntegrityError as exc:
+            with self.sessions() as session:
+                known = self._find(session, letter, sha, fetched)
+                if known is not None and known.status != "new":
+                    # another worker recorded the same message first
+                    log.info("message %s already recorded", letter.message_id)
+                    return Outcome.DUPLICATE
+            # any other conflict is a failure like the rest: retried, then quarantined
+            log.exception("message %s failed", letter.message_id or sha[:12])
+            return self._failed(letter, sha, fetched, now, exc)
         except Exception as exc:
             log.exception("message %s failed", letter.message_id or sha[:12])
             return self._failed(letter, sha, fetched, now, exc)
@@ -440,13 +292,16 @@ class Desk:
         if not authserv:
             return None
         verdict: str | None = None
+        # The receiving server adds its header on top; one further down with the
+        # same authserv-id came with the message and may be forged (RFC 8601 5).
         for header in letter.authentication_results:
             server, _, rest = header.partition(";")
-            if server.strip().split()[0:1] != [authserv]:
+            if [s.lower() for s in server.strip().split()[0:1]] != [authserv.lower()]:
                 continue
             match = re.search(r"\bdmarc=(\w+)", rest)
             if match:
                 verdict = match.group(1).lower()
+                break
         if verdict == "fail":
             return "DMARC failed"
         if self.policy.require_dmarc and verdict != "pass":
@@ -503,8 +358,17 @@ class Desk:
 
     # -- answers -----------------------------------------------------------------
 
-    def _may_answer(self, ctx: _Context, address: str) -> bool:
-        """The reply cap per sender per day (against mail loops)."""
+    def _may_answer(self, ctx: _Context) -> bool:
+        """The reply cap per sender per day (against mail loops).
+
+        One message counts once however many replies it causes; the verdict is
+        kept for the rest of the message's handling.
+        """
+        if ctx.answering is None:
+            ctx.answering = self._count_answer(ctx, ctx.letter.from_addr)
+        return ctx.answering
+
+    def _count_answer(self, ctx: _Context, address: str) -> bool:
         day = ctx.now.date()
         session = ctx.session
         row = session.scalars(
@@ -537,7 +401,35 @@ class Desk:
         orientation: chess.Color = chess.WHITE,
         extra: dict[str, str] | None = None,
         index: str | None = None,
-    ) -> Outbox:
+    ) -> None:
+        """Queue one message; a reply to the sender only while the reply cap allows.
+
+        The cap silences the bot towards the sender, never anything else: a
+        move is still applied and forwarded to the opponent.
+        """
+        sender = ctx.letter.from_addr
+        if sender in to and not self._may_answer(ctx):
+            to = [a for a in to if a != sender]
+            if not to:
+                return
+        if g is not None:
+            Mailer(ctx.session, self.policy.sender, self.renderer).game_mail(
+                g,
+                template=template,
+                language=language,
+                context=context,
+                to=to,
+                event=event,
+                now=ctx.now,
+                cc=cc,
+                board=board,
+                orientation=orientation,
+                extra=extra,
+                reply_to=ctx.letter.message_id if reply else None,
+                references=ctx.letter.references,
+                inbound_id=ctx.inbound.id,
+            )
+            return
         rendered = self.renderer.render(
             template, language, context, board=board, orientation=orientation
         )
@@ -545,37 +437,14 @@ class Desk:
             "Auto-Submitted": "auto-replied" if reply else "auto-generated",
             "X-Mailbot-Event": event,
         }
-        if g is not None:
-            t = totals(g)
-            headers["X-Mailbot-Game"] = tag_of(g)
-            headers["X-Mailbot-Ply"] = str(len(g.moves))
-            if g.moves:
-                headers["X-Mailbot-Move"] = g.moves[-1].uci
-            headers["X-Mailbot-Time"] = t.header()
-            if g.result:
-                headers["X-Mailbot-Result"] = g.result
-            subject = f"[{tag_of(g)}] {g.white.name} – {g.black.name}: {rendered.what}"
-        elif index:
-            subject = f"[{index}] {rendered.what}"
-        else:
-            subject = rendered.what
+        subject = f"[{index}] {rendered.what}" if index else rendered.what
         headers.update(extra or {})
         if reply and ctx.letter.message_id:
             mid = f"<{ctx.letter.message_id}>"
             refs = [f"<{r}>" for r in ctx.letter.references if r != ctx.letter.message_id]
             headers["In-Reply-To"] = mid
             headers["References"] = " ".join([*refs[-10:], mid])
-            if not re.match(r"(?i)re:", ctx.letter.subject) and g is None:
-                subject = f"Re: {ctx.letter.subject}" if ctx.letter.subject else subject
-        elif g is not None and to:
-            previous = ctx.session.scalars(
-                select(Outbox).where(Outbox.game_id == g.id).order_by(Outbox.id.desc()).limit(20)
-            ).all()
-            thread = next((o for o in previous if to[0] in o.to_addrs), None)
-            if thread is not None:
-                headers["In-Reply-To"] = f"<{thread.message_id}>"
-                headers["References"] = f"<{thread.message_id}>"
-        return queue(
+        queue(
             ctx.session,
             sender=self.policy.sender,
             to=to,
@@ -586,24 +455,11 @@ class Desk:
             event=event,
             now=ctx.now,
             headers=headers,
-            game_id=g.id if g is not None else None,
             inbound_id=ctx.inbound.id,
         )
 
     def _game_summary(self, g: Game, me: Player | None = None) -> dict[str, Any]:
-        t = totals(g)
-        return {
-            "tag": tag_of(g),
-            "white": g.white.name,
-            "black": g.black.name,
-            "result": g.result,
-            "ply": len(g.moves),
-            "turn": "white" if len(g.moves) % 2 == 0 else "black",
-            "white_total": t.white,
-            "black_total": t.black,
-            "last": g.moves[-1].san if g.moves else None,
-            "your_move": me is not None and g.result is None and self._turn_player(g).id == me.id,
-        }
+        return game_summary(g, me)
 
     def _without_game(
         self, ctx: _Context, players: Sequence[Player], words: Words, tag: str | None
@@ -615,12 +471,12 @@ class Desk:
             ).all()
             language = directors[0].language if directors else "en"
             if words.has(Word.HELP) or directors:
-                if self._may_answer(ctx, letter.from_addr):
-                    self._send_help(ctx, language)
+                if self._may_answer(ctx):
+                    self._send_help(ctx, language, one_index(directors))
                 return
             ctx.inbound.status = "rejected"
             ctx.inbound.reason = "unknown sender"
-            if self._may_answer(ctx, letter.from_addr):
+            if self._may_answer(ctx):
                 self._send(
                     ctx,
                     template="notice",
@@ -633,10 +489,11 @@ class Desk:
             return
         me = players[0]
         language = language_for(me)
-        if not self._may_answer(ctx, letter.from_addr):
+        index = one_index([p.tournament for p in players])
+        if not self._may_answer(ctx):
             return
         if words.has(Word.HELP):
-            self._send_help(ctx, language)
+            self._send_help(ctx, language, index)
             return
         games = [self._game_summary(g, p) for p in players for g in self._games_of(session, p)]
         if words.has(Word.STATUS):
@@ -648,6 +505,7 @@ class Desk:
                 to=[letter.from_addr],
                 event="status",
                 reply=True,
+                index=index,
             )
             return
         ctx.inbound.status = "rejected"
@@ -665,9 +523,10 @@ class Desk:
             to=[letter.from_addr],
             event="notice",
             reply=True,
+            index=index,
         )
 
-    def _send_help(self, ctx: _Context, language: str) -> None:
+    def _send_help(self, ctx: _Context, language: str, index: str | None = None) -> None:
         self._send(
             ctx,
             template="help",
@@ -676,6 +535,7 @@ class Desk:
             to=[ctx.letter.from_addr],
             event="notice",
             reply=True,
+            index=index,
         )
 
     def _stranger(self, ctx: _Context, g: Game, players: Sequence[Player]) -> None:
@@ -686,7 +546,7 @@ class Desk:
         ctx.inbound.reason = "sender is not a player of the game"
         if letter.from_addr == t.director_email:
             # the director may ask for the status of any game
-            if self._may_answer(ctx, letter.from_addr):
+            if self._may_answer(ctx):
                 self._send(
                     ctx,
                     template="status",
@@ -702,21 +562,24 @@ class Desk:
                 ctx.inbound.reason = None
             return
         language = language_for(players[0]) if players else t.language
-        if self._may_answer(ctx, letter.from_addr):
-            self._send(
-                ctx,
-                template="notice",
-                language=language,
-                context={
-                    "kind": "not-a-player" if players else "unknown-sender",
-                    "sender": letter.from_addr,
-                    "recipient": players[0].name if players else letter.from_addr,
-                    "game": self._game_summary(g),
-                },
-                to=[letter.from_addr],
-                event="notice",
-                reply=True,
-            )
+        if not self._may_answer(ctx):
+            # a sender over the cap floods neither itself nor the director
+            return
+        self._send(
+            ctx,
+            template="notice",
+            language=language,
+            context={
+                "kind": "not-a-player" if players else "unknown-sender",
+                "sender": letter.from_addr,
+                "recipient": players[0].name if players else letter.from_addr,
+                "game": self._game_summary(g),
+            },
+            to=[letter.from_addr],
+            event="notice",
+            reply=True,
+            index=t.index,
+        )
         self._send(
             ctx,
             template="notice",
@@ -740,11 +603,8 @@ class Desk:
         language = language_for(mover)
         color = chess.WHITE if mover.id == g.white_id else chess.BLACK
         opponent = g.black if color == chess.WHITE else g.white
-        if not self._may_answer(ctx, letter.from_addr):
-            ctx.inbound.status = "ignored"
-            return
         if words.has(Word.HELP):
-            self._send_help(ctx, language)
+            self._send_help(ctx, language, t.index)
             return
         board = board_of(g)
         if g.result is not None:
@@ -867,6 +727,7 @@ class Desk:
         g.draw_offer_by = None
         g.draw_offer_ply = None
         self._notice(ctx, g, opponent, "draw-declined", {"opponent": mover.name})
+        self._notice(ctx, g, mover, "you-declined", {"opponent": opponent.name})
 
     def _reject(
         self,
@@ -899,7 +760,13 @@ class Desk:
         style = notation_for(mover)
         tz = ZoneInfo(t.timezone)
         sums = totals(g)
-        legal = [write_move(board, m, style) for m in judgement.legal_alternatives]
+        # art. 19: the legal moves of the piece the player tried to move; an unclear
+        # move's reason already names the readings
+        legal = (
+            [write_move(board, m, style) for m in judgement.legal_alternatives]
+            if judgement.verdict is referee.Verdict.IMPOSSIBLE
+            else []
+        )
         last = len(g.moves)
         self._send(
             ctx,
@@ -922,7 +789,8 @@ class Desk:
             reply=True,
             board=board,
             orientation=color,
-            extra={"X-Mailbot-Penalty": f"{color_name(color)}={penalty}"},
+            # the header names days added; a garbled message adds none
+            extra={"X-Mailbot-Penalty": f"{color_name(color)}={penalty}"} if penalty else None,
         )
 
     def _play(
@@ -990,6 +858,8 @@ class Desk:
                 continue
             mine = []
             break
+        if judgement.verdict is referee.Verdict.INCOMPLETE:
+            self._note_incomplete(ctx, g, mover, own[0])
         # 003 p1 6g: the days go to the last move the player actually played
         own[-1].days = days
         own[-1].received_counted_on = counted
@@ -1061,6 +931,29 @@ class Desk:
                 orientation=chess.WHITE if recipient.id == g.white_id else chess.BLACK,
             )
 
+    def _note_incomplete(self, ctx: _Context, g: Game, mover: Player, row: Move) -> None:
+        """Art. 7 note 2: incomplete notation is played with a reminder; the second
+        time in a game the director hears of it, without stopping play."""
+        row.incomplete = True
+        count = sum(1 for m in g.moves if m.incomplete and m.ply % 2 == row.ply % 2)
+        if count != 2:
+            return
+        t = g.tournament
+        self._send(
+            ctx,
+            template="notice",
+            language=t.language,
+            context={
+                "kind": "incomplete-reported",
+                "player": mover.name,
+                "count": count,
+                "game": self._game_summary(g),
+            },
+            to=[t.director_email],
+            event="notice",
+            g=g,
+        )
+
     def _push(
         self,
         ctx: _Context,
@@ -1102,109 +995,20 @@ class Desk:
     def _finish(
         self, ctx: _Context, g: Game, end: game.GameEnd, *, reply_to: Player | None
     ) -> None:
-        t = g.tournament
-        g.result = stored_result(end.result)
-        g.termination = end.termination.value
-        g.ended_at = ctx.now
-        g.draw_offer_by = None
-        g.draw_offer_ply = None
-        g.pending_conditional, g.pending_conditional_by = None, None
-        board = board_of(g)
-        text = export_pgn(g, end)
-        sums = totals(g)
-        recipients: list[tuple[str, str, str, bool]] = [
-            (g.white.email, g.white.name, language_for(g.white), reply_to is g.white),
-            (g.black.email, g.black.name, language_for(g.black), reply_to is g.black),
-            (t.director_email, t.director_name, t.language, False),
-        ]
-        for address, name, language, reply in recipients:
-            self._send(
-                ctx,
-                template="game-over",
-                language=language,
-                context={
-                    "recipient": name,
-                    "game": self._game_summary(g),
-                    "result": end.result,
-                    "termination": end.reason,
-                    "white_total": sums.white,
-                    "black_total": sums.black,
-                    "pgn": text,
-                },
-                to=[address],
-                event="game-over",
-                g=g,
-                reply=reply,
-                board=board,
-            )
-
-
-def stored_result(result: str) -> str:
-    """The store's spelling of a PGN result (an annulled game is ``annulled``)."""
-    return "annulled" if result == "*" else result
-
-
-def pgn_result(result: str | None) -> str:
-    """The PGN spelling of a stored result: ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``."""
-    return {"+/-": "1-0", "-/+": "0-1"}.get(result or "*", result or "*").replace("annulled", "*")
-
-
-def write_pair_from(g: Game, first_ply: int, style: Notation, upto: int | None = None) -> str:
-    """The plies ``first_ply..upto`` written with move numbers in ``style``."""
-    board = chess.Board()
-    moves = g.moves
-    for m in moves[: first_ply - 1]:
-        board.push(chess.Move.from_uci(m.uci))
-    last = upto if upto is not None else len(moves)
-    return write_pair(
-        board, [chess.Move.from_uci(m.uci) for m in moves[first_ply - 1 : last]], style
-    )
-
-
-def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
-    """The game as a PGN record, with each move's dates and days."""
-    t = g.tournament
-    tz = ZoneInfo(t.timezone)
-    p = profile_of(t)
-    notes: dict[int, list[pgn.PenaltyNote]] = {}
-    for pen in g.penalties:
-        notes.setdefault(pen.ply_at, []).append(
-            pgn.PenaltyNote(
-                pen.days, pen.reason, chess.WHITE if pen.color == "white" else chess.BLACK
-            )
+        finish_game(
+            Mailer(ctx.session, self.policy.sender, self.renderer),
+            g,
+            end,
+            ctx.now,
+            reply_to=reply_to,
+            reply_id=ctx.letter.message_id,
+            references=ctx.letter.references,
+            inbound_id=ctx.inbound.id,
         )
-    records = [
-        pgn.MoveRecord(
-            move=chess.Move.from_uci(m.uci),
-            received_on=m.received_counted_on,
-            sent_on=local_date(m.sent_at, tz),
-            days=m.days,
-            automatic=m.automatic,
-            penalties=tuple(notes.get(m.ply, ())),
-        )
-        for m in g.moves
-    ]
-    sums = totals(g)
-    termination = (
-        end.termination if end else (game.Termination(g.termination) if g.termination else None)
-    )
-    return pgn.GameRecord(
-        event=t.name,
-        site=t.index,
-        round=str(g.round) if g.round else str(g.number),
-        white=g.white.name,
-        black=g.black.name,
-        start=t.start,
-        moves=records,
-        result=pgn_result(g.result),
-        termination=termination,
-        white_days=sums.white,
-        black_days=sums.black,
-        reason=end.reason if end else None,
-        days_per_control=p.days_per_control,
-        moves_per_control=p.moves_per_control,
-    )
 
 
-def export_pgn(g: Game, end: game.GameEnd | None = None) -> str:
-    return pgn.export(pgn_record(g, end))
+def one_index(tournaments: Sequence[Tournament]) -> str | None:
+    """The index for the subject of a message about no single game: the
+    tournament's, when the sender plays (or directs) in exactly one."""
+    indexes = {t.index for t in tournaments}
+    return indexes.pop() if len(indexes) == 1 else None

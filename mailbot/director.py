@@ -35,9 +35,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mailbot import game
-from mailbot.desk import language_for, profile_of, tag_of
 from mailbot.gamemail import Mailer, claim_end, finish_game, game_summary
 from mailbot.leave import parse_date
+from mailbot.record import language_for, profile_of, tag_of
 from mailbot.store import Claim, Game, LeaveExtra, Penalty, Player, Tournament
 
 VERBS: dict[str, tuple[str, ...]] = {

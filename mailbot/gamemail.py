@@ -17,17 +17,20 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mailbot import game
-from mailbot.desk import (
+from mailbot.notation import Notation, write_move
+from mailbot.notices import Renderer
+from mailbot.outbox import queue
+from mailbot.record import (
     board_of,
+    color_name,
     export_pgn,
     language_for,
+    notation_for,
     pgn_result,
     stored_result,
     tag_of,
     totals,
 )
-from mailbot.notices import Renderer
-from mailbot.outbox import queue
 from mailbot.store import Claim, Game, Outbox, Player
 
 
@@ -54,9 +57,15 @@ def game_subject(g: Game, what: str) -> str:
 
 
 def game_summary(g: Game, me: Player | None = None) -> dict[str, Any]:
-    """What templates show of a game."""
+    """A game as the templates show it, ``last`` in the reader's notation."""
     sums = totals(g)
     to_move = g.white if len(g.moves) % 2 == 0 else g.black
+    last: str | None = None
+    if g.moves:
+        board = board_of(g)
+        move = board.pop()
+        style = notation_for(me) if me is not None else Notation(g.tournament.notation)
+        last = write_move(board, move, style)
     return {
         "tag": tag_of(g),
         "white": g.white.name,
@@ -66,7 +75,7 @@ def game_summary(g: Game, me: Player | None = None) -> dict[str, Any]:
         "turn": "white" if len(g.moves) % 2 == 0 else "black",
         "white_total": sums.white,
         "black_total": sums.black,
-        "last": g.moves[-1].san if g.moves else None,
+        "last": last,
         "your_move": me is not None and g.result is None and to_move.id == me.id,
     }
 
@@ -149,6 +158,7 @@ def finish_game(
     *,
     reply_to: Player | None = None,
     reply_id: str | None = None,
+    references: Sequence[str] = (),
     inbound_id: int | None = None,
 ) -> None:
     """Record the end of ``g`` and send the PGN to both players and the TD (art. 51)."""
@@ -183,6 +193,10 @@ def finish_game(
                 "game": game_summary(g),
                 "result": pgn_result(g.result),
                 "termination": end.reason,
+                "ending": {
+                    "code": end.termination.value,
+                    "winner": None if end.winner is None else color_name(end.winner),
+                },
                 "white_total": sums.white,
                 "black_total": sums.black,
                 "pgn": text,
@@ -193,6 +207,7 @@ def finish_game(
             board=board,
             orientation=chess.BLACK if player is g.black else chess.WHITE,
             reply_to=reply_id if is_reply else None,
+            references=references,
             inbound_id=inbound_id,
         )
 

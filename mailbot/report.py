@@ -14,7 +14,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mailbot import clock
-from mailbot.desk import (
+from mailbot.diagram import text_diagram
+from mailbot.record import (
     board_of,
     control_of,
     export_pgn,
@@ -23,7 +24,6 @@ from mailbot.desk import (
     tag_of,
     totals,
 )
-from mailbot.diagram import text_diagram
 from mailbot.standings import crosstable, render_crosstable
 from mailbot.store import Game, Tournament
 

@@ -16,8 +16,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mailbot import game, leave
-from mailbot.desk import board_of, language_for, profile_of
 from mailbot.gamemail import Mailer, finish_game, game_summary, settle_adjudication_claims
+from mailbot.record import board_of, language_for, profile_of
 from mailbot.store import Claim, DelayNotice, Game, Leave, LeaveExtra, Player
 
 

@@ -26,7 +26,15 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot import clock, game
-from mailbot.desk import (
+from mailbot.gamemail import (
+    Mailer,
+    claim_end,
+    finish_game,
+    game_summary,
+    settle_adjudication_claims,
+)
+from mailbot.notices import Renderer
+from mailbot.record import (
     board_of,
     control_of,
     export_pgn,
@@ -39,14 +47,6 @@ from mailbot.desk import (
     profile_of,
     totals,
 )
-from mailbot.gamemail import (
-    Mailer,
-    claim_end,
-    finish_game,
-    game_summary,
-    settle_adjudication_claims,
-)
-from mailbot.notices import Renderer
 from mailbot.store import Claim, Game, Notice, Player, Tournament
 
 log = logging.getLogger(__name__)

@@ -11,12 +11,14 @@ from __future__ import annotations
 import datetime
 import email.utils
 import itertools
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
 from email.message import EmailMessage
 from pathlib import Path
 
 import yaml
 from imapclient import IMAPClient
+from imapclient.exceptions import LoginError
 from mailservers import ImapAccount, Received, SmtpSink
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -55,6 +57,40 @@ def config_mapping(db_url: str, imap: ImapAccount, smtp: SmtpSink) -> dict[str, 
     }
 
 
+#: When the last login to Dovecot happened (``time.time()``).
+_last_login = [0.0]
+
+
+def logged_in() -> None:
+    """Note that something just logged in to Dovecot (see :func:`login`)."""
+    _last_login[0] = time.time()
+
+
+def login(imap: ImapAccount, seconds: float = 10.0) -> IMAPClient:
+    """Log in to a freshly made account.
+
+    Dovecot re-reads its passwd-file at most once a second, when a login asks
+    for it, so an account added within the second of the previous login is not
+    known yet; and a failed login costs a growing delay. So wait for the next
+    second when the last login was in this one, and retry only as a fallback.
+    """
+    now = time.time()
+    if int(now) == int(_last_login[0]):
+        time.sleep(1.02 - (now % 1.0))
+    deadline = time.monotonic() + seconds
+    while True:
+        client = IMAPClient(imap.host, port=imap.port, ssl=False)
+        try:
+            client.login(imap.username, imap.password)
+            logged_in()
+            return client
+        except LoginError:
+            client.shutdown()
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 class Federation:
     """The bot's database, mailbox and SMTP listener, with one tournament."""
 
@@ -65,10 +101,14 @@ class Federation:
         smtp: SmtpSink,
         start_list: str,
         tmp_path: Path | None = None,
+        *,
+        policy: Mapping[str, object] | None = None,
     ) -> None:
         self.imap = imap
         self.smtp = smtp
         self.mapping = config_mapping(db_url, imap, smtp)
+        if policy is not None:
+            self.mapping["policy"] = dict(policy)
         self.config: Config = config_from_mapping(self.mapping, {})
         upgrade(db_url)
         self.engine = make_engine(db_url)
@@ -80,8 +120,7 @@ class Federation:
         if tmp_path is not None:
             self.config_path = tmp_path / "config.yaml"
             self.config_path.write_text(yaml.safe_dump(self.mapping))
-        self.client = IMAPClient(imap.host, port=imap.port, ssl=False)
-        self.client.login(imap.username, imap.password)
+        self.client = login(imap)
 
     def close(self) -> None:
         self.client.logout()
@@ -105,6 +144,21 @@ class Federation:
         headers: Sequence[tuple[str, str]] = (),
     ) -> EmailMessage:
         """A player writes to the bot; the message arrives at ``at``."""
+        msg = self.compose(sender, body, at, subject=subject, reply_to=reply_to, headers=headers)
+        self.deliver(msg.as_bytes(), at)
+        return msg
+
+    def compose(
+        self,
+        sender: str,
+        body: str,
+        at: datetime.datetime,
+        *,
+        subject: str = "move",
+        reply_to: Received | None = None,
+        headers: Sequence[tuple[str, str]] = (),
+    ) -> EmailMessage:
+        """The message :meth:`write` would deliver, not delivered."""
         msg = EmailMessage()
         msg["From"] = sender
         msg["To"] = BOT
@@ -120,11 +174,13 @@ class Federation:
         for name, value in headers:
             msg[name] = value
         msg.set_content(body)
-        self.deliver(msg.as_bytes(), at)
         return msg
 
     def poll(self, now: datetime.datetime) -> PassReport:
-        return poll_once(self.config, self.sessions, fixed_clock(now))
+        try:
+            return poll_once(self.config, self.sessions, fixed_clock(now))
+        finally:
+            logged_in()
 
     def received(self, address: str) -> list[Received]:
         return self.smtp.to(address)
@@ -135,7 +191,13 @@ class Federation:
         return got[-1]
 
     def pending_in_inbox(self) -> int:
-        self.client.select_folder("INBOX")
+        return self.in_folder("INBOX")
+
+    def in_folder(self, folder: str) -> int:
+        """How many messages lie in ``folder`` of the bot's mailbox (0 if it does not exist)."""
+        if not self.client.folder_exists(folder):
+            return 0
+        self.client.select_folder(folder)
         return len(self.client.search(["UNDELETED"]))
 
 

@@ -1,0 +1,260 @@
+"""A game as stored: its board, clocks, art. 8 lines and PGN record.
+
+Functions over the store's rows that the desk, the sweep, the director's
+orders and the reports share; they read rows and compute, and never write.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import zoneinfo
+from collections.abc import Sequence
+from zoneinfo import ZoneInfo
+
+import chess
+
+from mailbot import clock, game, pgn
+from mailbot.leave import Leave as LeavePeriod
+from mailbot.notation import Notation, write_move
+from mailbot.profile import DayCounting, Profile, profile
+from mailbot.store import Game, Player, Tournament
+
+
+def color_name(color: chess.Color) -> str:
+    return "white" if color == chess.WHITE else "black"
+
+
+def tag_of(g: Game) -> str:
+    return f"{g.tournament.index}/{g.number}"
+
+
+def profile_of(t: Tournament) -> Profile:
+    return profile(t.profile, t.rules or None)
+
+
+def local_date(moment: datetime.datetime, tz: zoneinfo.ZoneInfo) -> datetime.date:
+    return moment.astimezone(tz).date()
+
+
+# ---------------------------------------------------------------------------
+# The game as the core sees it
+
+
+@dataclasses.dataclass(frozen=True)
+class Totals:
+    white: int
+    black: int
+
+    def header(self) -> str:
+        return f"white={self.white}; black={self.black}"
+
+
+def board_of(g: Game) -> chess.Board:
+    board = chess.Board()
+    for m in g.moves:
+        board.push(chess.Move.from_uci(m.uci))
+    return board
+
+
+def totals(g: Game) -> Totals:
+    white = sum(m.days for m in g.moves if m.ply % 2 == 1)
+    black = sum(m.days for m in g.moves if m.ply % 2 == 0)
+    for p in g.penalties:
+        if p.color == "white":
+            white += p.days
+        else:
+            black += p.days
+    return Totals(white, black)
+
+
+def player_leaves(player: Player, g: Game) -> tuple[LeavePeriod, ...]:
+    """The player's leave as it applies in game ``g`` (cancellations cut it short)."""
+    out: list[LeavePeriod] = []
+    for lv in player.leaves:
+        end = lv.end
+        for c in lv.cancellations:
+            if c.game_id == g.id:
+                end = min(end, c.from_date - datetime.timedelta(days=1))
+        if end >= lv.start:
+            out.append(LeavePeriod(lv.start, end))
+    return tuple(out)
+
+
+def notation_for(player: Player) -> Notation:
+    return Notation(player.notation or player.tournament.notation)
+
+
+def language_for(player: Player) -> str:
+    return player.language or player.tournament.language
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveLine:
+    """The art. 8 line: moves, the three dates, days, both totals."""
+
+    moves: str
+    prev_sent: datetime.date | None
+    received: datetime.date | None
+    sent: datetime.date
+    days: int
+    white_total: int
+    black_total: int
+
+
+def write_pair(board_before_last: chess.Board, plies: Sequence[chess.Move], style: Notation) -> str:
+    """``15. Те1-e2 Кg8-f6`` or ``15... Кg8-f6 16. Те1-e2`` for the last plies."""
+    board = board_before_last.copy()
+    parts: list[str] = []
+    for i, move in enumerate(plies):
+        number = board.fullmove_number
+        text = write_move(board, move, style)
+        if board.turn == chess.WHITE:
+            parts.append(f"{number}. {text}")
+        elif i == 0:
+            parts.append(f"{number}... {text}")
+        else:
+            parts.append(text)
+        board.push(move)
+    return " ".join(parts)
+
+
+def move_line(
+    g: Game,
+    upto_ply: int,
+    style: Notation,
+    tz: zoneinfo.ZoneInfo,
+    first_ply: int | None = None,
+) -> MoveLine:
+    """The art. 8 line for the move at ``upto_ply``: the plies from ``first_ply``
+    (by default the opponent's move before it), the dates, days and totals."""
+    moves = g.moves[:upto_ply]
+    last = moves[-1]
+    first = first_ply if first_ply is not None else max(1, upto_ply - 1)
+    own = [m for m in moves if m.ply % 2 == last.ply % 2 and not m.automatic]
+    before = [m for m in moves if m.ply < own[-1].ply] if own else []
+    prev = before[-1] if before else None
+    sums = Totals(
+        sum(m.days for m in moves if m.ply % 2 == 1)
+        + sum(p.days for p in g.penalties if p.color == "white" and p.ply_at < upto_ply),
+        sum(m.days for m in moves if m.ply % 2 == 0)
+        + sum(p.days for p in g.penalties if p.color == "black" and p.ply_at < upto_ply),
+    )
+    charged = own[-1] if own else last
+    return MoveLine(
+        moves=write_pair_from(g, first, style, upto=upto_ply),
+        prev_sent=local_date(prev.forwarded_at, tz) if prev and prev.forwarded_at else None,
+        received=charged.received_counted_on,
+        sent=local_date(charged.sent_at, tz),
+        days=charged.days,
+        white_total=sums.white,
+        black_total=sums.black,
+    )
+
+
+def history(g: Game, color: chess.Color) -> tuple[list[clock.MoveTime], list[clock.Penalty]]:
+    """One player's moves and penalties as the clock takes them."""
+    parity = 1 if color == chess.WHITE else 0
+    moves = [clock.MoveTime((m.ply + 1) // 2, m.days) for m in g.moves if m.ply % 2 == parity]
+    name = color_name(color)
+    penalties = [clock.Penalty(p.days, p.ply_at // 2 + 1) for p in g.penalties if p.color == name]
+    return moves, penalties
+
+
+def control_of(g: Game, color: chess.Color, running_days: int | None = None) -> clock.ControlState:
+    """The player's time-control state (rules.md 2.2)."""
+    moves, penalties = history(g, color)
+    return clock.control_state(profile_of(g.tournament), moves, penalties, running_days)
+
+
+def received_counted(
+    p: Profile, received: datetime.datetime, tz: zoneinfo.ZoneInfo
+) -> datetime.date:
+    """The receipt date as the move line shows it (art. 8 D: the day after, in bg profiles)."""
+    day = local_date(received, tz)
+    if p.day_counting is DayCounting.CALENDAR_AFTER_RECEIPT:
+        return day + datetime.timedelta(days=1)
+    return day
+
+
+def days_for(
+    g: Game, p: Profile, tz: zoneinfo.ZoneInfo, mover: Player, sent: datetime.datetime
+) -> tuple[int, datetime.date]:
+    """Days charged to a move arriving at ``sent``, and its counted receipt date."""
+    leaves = player_leaves(mover, g)
+    if not g.moves:
+        start = g.tournament.start
+        return clock.first_move_days(p, start, sent, leaves, tz), start
+    received = g.moves[-1].forwarded_at or g.moves[-1].sent_at
+    return clock.move_days(p, received, sent, leaves, tz), received_counted(p, received, tz)
+
+
+def stored_result(result: str) -> str:
+    """The store's spelling of a PGN result (an annulled game is ``annulled``)."""
+    return "annulled" if result == "*" else result
+
+
+def pgn_result(result: str | None) -> str:
+    """The PGN spelling of a stored result: ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``."""
+    return {"+/-": "1-0", "-/+": "0-1"}.get(result or "*", result or "*").replace("annulled", "*")
+
+
+def write_pair_from(g: Game, first_ply: int, style: Notation, upto: int | None = None) -> str:
+    """The plies ``first_ply..upto`` written with move numbers in ``style``."""
+    board = chess.Board()
+    moves = g.moves
+    for m in moves[: first_ply - 1]:
+        board.push(chess.Move.from_uci(m.uci))
+    last = upto if upto is not None else len(moves)
+    return write_pair(
+        board, [chess.Move.from_uci(m.uci) for m in moves[first_ply - 1 : last]], style
+    )
+
+
+def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
+    """The game as a PGN record, with each move's dates and days."""
+    t = g.tournament
+    tz = ZoneInfo(t.timezone)
+    p = profile_of(t)
+    notes: dict[int, list[pgn.PenaltyNote]] = {}
+    for pen in g.penalties:
+        notes.setdefault(pen.ply_at, []).append(
+            pgn.PenaltyNote(
+                pen.days, pen.reason, chess.WHITE if pen.color == "white" else chess.BLACK
+            )
+        )
+    records = [
+        pgn.MoveRecord(
+            move=chess.Move.from_uci(m.uci),
+            received_on=m.received_counted_on,
+            sent_on=local_date(m.sent_at, tz),
+            days=m.days,
+            automatic=m.automatic,
+            penalties=tuple(notes.get(m.ply, ())),
+        )
+        for m in g.moves
+    ]
+    sums = totals(g)
+    termination = (
+        end.termination if end else (game.Termination(g.termination) if g.termination else None)
+    )
+    return pgn.GameRecord(
+        event=t.name,
+        site=t.index,
+        round=str(g.round) if g.round else str(g.number),
+        white=g.white.name,
+        black=g.black.name,
+        start=t.start,
+        moves=records,
+        result=pgn_result(g.result),
+        termination=termination,
+        white_days=sums.white,
+        black_days=sums.black,
+        reason=end.reason if end else None,
+        days_per_control=p.days_per_control,
+        moves_per_control=p.moves_per_control,
+    )
+
+
+def export_pgn(g: Game, end: game.GameEnd | None = None) -> str:
+    return pgn.export(pgn_record(g, end))
