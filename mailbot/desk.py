@@ -24,12 +24,12 @@ from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot import game, referee
+from mailbot import director, game, referee, requests
 from mailbot.gamemail import Mailer, finish_game, game_summary
 from mailbot.inbox import Fetched
 from mailbot.intent import Word, Words, help_words, read_words
 from mailbot.letters import Letter, read_letter
-from mailbot.notation import write_move
+from mailbot.notation import read_moves, write_move
 from mailbot.notices import Renderer
 from mailbot.outbox import queue
 from mailbot.postman import compose_address
@@ -47,6 +47,7 @@ from mailbot.record import (
     write_pair_from,
 )
 from mailbot.store import (
+    Claim,
     Game,
     InboundMessage,
     Move,
@@ -56,6 +57,7 @@ from mailbot.store import (
     ReplyCount,
     Tournament,
 )
+from mailbot.sweep import overstep_on_move
 
 log = logging.getLogger(__name__)
 
@@ -274,8 +276,16 @@ class Desk:
         players = session.scalars(
             select(Player).join(Tournament).where(Player.email == letter.from_addr)
         ).all()
-        g, tag_problem = self._which_game(ctx, players)
+        directed = director.tournaments_of(session, letter.from_addr)
+        if directed and self._director_orders(ctx, directed):
+            return
         words = read_words(letter.body)
+        if not directed and self._refuse_orders(ctx, players):
+            return
+        if players and words.has(Word.LEAVE):
+            self._leave(ctx, players, words)
+            return
+        g, tag_problem = self._which_game(ctx, players)
         if g is None:
             self._without_game(ctx, players, words, tag_problem)
             return
@@ -618,6 +628,13 @@ class Desk:
         if words.has(Word.ACCEPT) or words.has(Word.DECLINE):
             self._answer_offer(ctx, g, mover, color, accept=words.has(Word.ACCEPT))
             return
+        if words.has(Word.DELAY):
+            requests.delay_notice(self._request(ctx, mover), g)
+            return
+        claim_word = words.get(Word.CLAIM)
+        if claim_word is not None:
+            requests.claim(self._request(ctx, mover), g, claim_word.rest, letter.body)
+            return
         judgement = referee.judge(
             letter.body, board, notation_for(mover), conditional_allowed=t.conditional_moves
         )
@@ -658,6 +675,125 @@ class Desk:
             self._reject(ctx, g, mover, color, judgement, board)
             return
         self._play(ctx, g, mover, color, judgement, words)
+
+    def _mailer(self, ctx: _Context) -> Mailer:
+        return Mailer(ctx.session, self.policy.sender, self.renderer)
+
+    def _request(self, ctx: _Context, player: Player) -> requests.Request:
+        return requests.Request(
+            session=ctx.session,
+            mailer=self._mailer(ctx),
+            player=player,
+            now=ctx.now,
+            received=ctx.inbound.internaldate,
+            message_id=ctx.letter.message_id,
+            references=ctx.letter.references,
+            inbound_id=ctx.inbound.id,
+        )
+
+    def _leave(self, ctx: _Context, players: Sequence[Player], words: Words) -> None:
+        """Art. 42-46: a leave request covers all the player's games of the tournament."""
+        player = players[0]
+        games = self._games_of(ctx.session, player)
+        if not games:
+            return
+        req = self._request(ctx, player)
+        if words.leave is None:
+            ctx.inbound.status = "rejected"
+            ctx.inbound.reason = f"leave: {words.leave_error}"
+            today = ctx.inbound.internaldate.date()
+            requests.refuse_leave(req, games[0], today, today, words.leave_error or "")
+            return
+        start, end = words.leave
+        if not requests.request_leave(req, start, end, games):
+            ctx.inbound.status = "rejected"
+            ctx.inbound.reason = "leave refused"
+
+    def _director_orders(self, ctx: _Context, directed: Sequence[Tournament]) -> bool:
+        """Carry out the orders in a director's message; False if it holds none."""
+        lines: list[str] = []
+        orders: list[director.Order] = []
+        for line in ctx.letter.body.splitlines():
+            try:
+                order = director.read_order(line.strip())
+            except director.OrderError as exc:
+                lines.append(f"{line.strip()}: {exc}")
+                continue
+            if order is not None:
+                orders.append(order)
+        if not orders and not lines:
+            return False
+        claim = self._claim_in_thread(ctx)
+        desk = director.Desk(ctx.session, self._mailer(ctx), ctx.now, directed, ctx.inbound.id)
+        for order in orders:
+            try:
+                lines.append(director.carry_out(desk, order, claim))
+            except director.OrderError as exc:
+                lines.append(f"{order.verb}: not done: {exc}")
+        log.info("director %s: %s", ctx.letter.from_addr, "; ".join(lines))
+        t = directed[0]
+        self._send(
+            ctx,
+            template="notice",
+            language=t.language,
+            context={"kind": "orders", "recipient": t.director_name, "lines": lines},
+            to=[ctx.letter.from_addr],
+            event="notice",
+            reply=True,
+            index=one_index(directed),
+        )
+        return True
+
+    def _claim_in_thread(self, ctx: _Context) -> Claim | None:
+        """The claim whose packet the director's message answers."""
+        thread = [*ctx.letter.in_reply_to, *ctx.letter.references]
+        if not thread:
+            return None
+        rows = ctx.session.scalars(
+            select(Outbox).where(Outbox.message_id.in_(thread)).order_by(Outbox.id.desc())
+        ).all()
+        for row in rows:
+            claim_id = row.headers.get("X-Mailbot-Claim")
+            if claim_id:
+                return ctx.session.get(Claim, int(claim_id))
+        return None
+
+    def _refuse_orders(self, ctx: _Context, players: Sequence[Player]) -> bool:
+        """An order only the director may give, from someone else: refused and logged.
+
+        True when the message holds nothing else to act on.
+        """
+        verbs = [
+            v
+            for line in ctx.letter.body.splitlines()
+            if (v := director.order_verb(line)) is not None and v in director.DIRECTOR_ONLY
+        ]
+        if not verbs:
+            return False
+        log.warning(
+            "refused %s from %s: only the tournament director may give it",
+            ", ".join(verbs),
+            ctx.letter.from_addr,
+        )
+        others = "\n".join(
+            line for line in ctx.letter.body.splitlines() if director.order_verb(line) is None
+        )
+        if players and read_moves(others):
+            return False  # the message carries a move too: that is handled as usual
+        ctx.inbound.status = "rejected"
+        ctx.inbound.reason = "an order only the director may give"
+        language = language_for(players[0]) if players else "en"
+        self._send(
+            ctx,
+            template="notice",
+            language=language,
+            context={"kind": "not-director", "verbs": verbs,
+                     "recipient": players[0].name if players else ctx.letter.from_addr},
+            to=[ctx.letter.from_addr],
+            event="notice",
+            reply=True,
+        )  # fmt: skip
+        return True
 
     def _example(self, board: chess.Board, player: Player) -> str:
         moves = sorted(board.legal_moves, key=lambda m: m.uci())
@@ -879,6 +1015,9 @@ class Desk:
 
         if end is not None:
             self._finish(ctx, g, end, reply_to=mover)
+            return
+        overstep_on_move(self._mailer(ctx), g, mover, sent, ctx.now)
+        if g.result is not None:  # auto_forfeit decided it
             return
         last = len(g.moves)
         for recipient, reply in ((opponent, False), (mover, True)):

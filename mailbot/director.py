@@ -51,6 +51,9 @@ VERBS: dict[str, tuple[str, ...]] = {
     "result": ("result", "резултат", "результат"),
     "withdraw": ("withdraw", "оттегляне", "выбывание"),
 }
+#: The verbs only the director may use (``leave`` is a player's word too).
+DIRECTOR_ONLY = frozenset(VERBS) - {"leave"}
+
 _COLORS = {
     "white": "white", "w": "white", "бели": "white", "белите": "white", "белые": "white",
     "black": "black", "b": "black", "черни": "black", "черните": "black", "черные": "black",
@@ -88,6 +91,16 @@ class Order:
 def _verb(word: str) -> str | None:
     low = word.casefold().strip(".,:;!")
     return next((v for v, spellings in VERBS.items() if low in spellings), None)
+
+
+def order_verb(line: str) -> str | None:
+    """The order verb a line starts with, if any (without checking the rest).
+
+    >>> order_verb("Forfeit BG-1/2 white"), order_verb("Good game!")
+    ('forfeit', None)
+    """
+    words = line.split()
+    return _verb(words[0]) if words else None
 
 
 def read_order(line: str) -> Order | None:

@@ -123,6 +123,13 @@ def request_leave(
     return True
 
 
+def refuse_leave(
+    req: Request, g: Game, start: datetime.date, end: datetime.date, reason: str
+) -> None:
+    """Answer a leave request that cannot be read or granted."""
+    _reply(req, g, "leave", _refusal(start, end, reason, None), "leave")
+
+
 def _refusal(
     start: datetime.date, end: datetime.date, reason: str, remaining: int | None
 ) -> dict[str, object]:

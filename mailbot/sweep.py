@@ -175,7 +175,8 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
     at = clock.overstep_at(p, moves, since, penalties, leaves, tz)
     if at is not None and now >= at and not state.lost:
         running = clock.move_days(p, since, at, leaves, tz)
-        if record_notice(mailer.session, g, silent, "overstep", str(ply), at, now):
+        number = len(moves) + 1
+        if record_notice(mailer.session, g, silent, "overstep", f"move-{number}", at, now):
             overstep(mailer, g, silent, at, now, control_of(g, color, running))
             sent.append("overstep")
 
@@ -394,7 +395,7 @@ def silence(
         silent,
         due,
         now,
-        {"days": days, "decisive": decisive, "ply": len(g.moves)},
+        {"days": days, "decisive": decisive, "loses": decisive, "ply": len(g.moves)},
         decisive=decisive,
     )
 
@@ -424,6 +425,7 @@ def overstep(
             "control_move": state.next_control_move,
             "number": len(state.oversteps),
             "loses": state.lost,
+            "decisive": state.lost,
             "first": first and not state.lost,
         },
         decisive=state.lost,
@@ -496,3 +498,25 @@ def _sweep_tournament(mailer: Mailer, t: Tournament, now: datetime.datetime) -> 
                 settle_adjudication_claims(mailer, g, now)
                 sent.append("adjudication-packet")
     return sent
+
+
+def overstep_on_move(
+    mailer: Mailer, g: Game, mover: Player, sent: datetime.datetime, now: datetime.datetime
+) -> bool:
+    """Rules.md 2.2: a move whose days overstep the limit; the packet goes out once.
+
+    The notice is keyed by the move number, like the sweep's for a silent
+    player, so the overstep is reported once whichever finds it first.
+    """
+    color = _color(g, mover)
+    state = control_of(g, color)
+    if not state.oversteps:
+        return False
+    last = state.oversteps[-1]
+    own = sum(1 for m in g.moves if m.ply % 2 == (1 if color == chess.WHITE else 0))
+    if last.move_number != own:
+        return False
+    if not record_notice(mailer.session, g, mover, "overstep", f"move-{own}", sent, now):
+        return False
+    overstep(mailer, g, mover, sent, now, state)
+    return True

@@ -1,0 +1,229 @@
+"""The director's desk through the real mail path: claims decided by e-mail,
+oversteps, leave, delay notices, orders from strangers refused."""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import chess.pgn
+import pytest
+from harness import Federation, text_of
+from mailservers import ImapAccount, Received, SmtpSink
+
+from mailbot.cli import main
+from mailbot.outbox import deliver_due
+from mailbot.postman import Postman
+from mailbot.sweep import sweep
+
+SOFIA = datetime.timezone(datetime.timedelta(hours=3))
+UTC = datetime.UTC
+WHITE, BLACK, TD = "white@example.org", "black@example.org", "td@federation.example"
+
+
+def start_list(profile: str, start: str, rules: str = "") -> str:
+    return f"""
+index: TD-1
+name: Director's desk test
+profile: {profile}
+start: {start}
+end: 2027-12-31
+language: en
+notation: en
+director: {{name: Tom Director, email: {TD}}}
+players:
+  - {{id: white, name: Walter White, email: {WHITE}}}
+  - {{id: black, name: Bella Black, email: {BLACK}, language: ru, notation: ru}}
+games: [{{white: white, black: black}}]
+{rules}
+"""
+
+
+@pytest.fixture
+def make(
+    sqlite_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
+) -> Iterator[object]:
+    made: list[Federation] = []
+
+    def build(text: str) -> Federation:
+        fed = Federation(sqlite_url, imap_account, smtp_sink, text, tmp_path)
+        made.append(fed)
+        return fed
+
+    yield build
+    for fed in made:
+        fed.close()
+
+
+def at(month: int, day: int, hour: int = 10, tz: datetime.tzinfo = SOFIA) -> datetime.datetime:
+    return datetime.datetime(2026, month, day, hour, tzinfo=tz)
+
+
+def run_sweep(fed: Federation, now: datetime.datetime) -> None:
+    sweep(fed.sessions, fed.config.smtp.sender, now)
+    deliver_due(fed.sessions, Postman(fed.config.smtp), now)
+
+
+def of(fed: Federation, address: str, event: str) -> list[Received]:
+    return [m for m in fed.received(address) if m.message["X-Mailbot-Event"] == event]
+
+
+def silent_black(fed: Federation) -> Received:
+    """White moves on 3 March, Black stays silent; the TD gets the 40-day packet."""
+    fed.write(WHITE, "1. e2-e4", at(3, 3), subject="[TD-1/1] move")
+    fed.poll(at(3, 3, 11))
+    for month, day in ((3, 17), (3, 30), (4, 14)):
+        run_sweep(fed, at(month, day))
+    (packet,) = of(fed, TD, "silence")
+    return packet
+
+
+def test_td_confirms_the_silence_claim_by_mail(make) -> None:  # type: ignore[no-untyped-def]
+    fed = make(start_list("bg-email", "2026-03-01"))
+    packet = silent_black(fed)
+    fed.write(TD, "Confirm.\n\nTom", at(4, 15), reply_to=packet)
+    fed.poll(at(4, 15, 11))
+    over = of(fed, WHITE, "game-over")
+    assert len(over) == 1 and over[0].message["X-Mailbot-Result"] == "1-0"
+    assert len(of(fed, BLACK, "game-over")) == 1
+    game = chess.pgn.read_game(__import__("io").StringIO(text_of(over[0]).split("\n\n", 3)[-1]))
+    assert game is not None
+    # the game is over: a late move from Black is not played
+    fed.write(BLACK, "1... e7-e5", at(4, 16), subject="[TD-1/1] ход")
+    fed.poll(at(4, 16, 11))
+    assert fed.last(BLACK).message["X-Mailbot-Event"] == "notice"
+
+
+def test_td_rejects_the_claim_and_play_goes_on(make) -> None:  # type: ignore[no-untyped-def]
+    fed = make(start_list("bg-email", "2026-03-01"))
+    packet = silent_black(fed)
+    fed.write(TD, "reject", at(4, 15), reply_to=packet)
+    fed.poll(at(4, 15, 11))
+    assert of(fed, WHITE, "game-over") == []
+    fed.write(BLACK, "1... e7-e5", at(4, 16), subject="[TD-1/1] ход")
+    fed.poll(at(4, 16, 11))
+    assert fed.last(WHITE).message["X-Mailbot-Event"] == "move"
+
+
+def test_delay_notice_prevents_the_silence_claim(make) -> None:  # type: ignore[no-untyped-def]
+    fed = make(start_list("bg-email", "2026-03-01"))
+    fed.write(WHITE, "1. e2-e4", at(3, 3), subject="[TD-1/1] move")
+    fed.poll(at(3, 3, 11))
+    fed.write(BLACK, "задержка", at(3, 10), subject="[TD-1/1] задержка")
+    fed.poll(at(3, 10, 11))
+    assert TD not in [r for m in fed.received(WHITE) for r in m.recipients]
+    for month, day in ((3, 17), (4, 14), (4, 20)):
+        run_sweep(fed, at(month, day))
+    assert of(fed, TD, "silence") == []
+
+
+def test_auto_forfeit_ends_the_game_at_the_deadline(make) -> None:  # type: ignore[no-untyped-def]
+    fed = make(start_list("bg-email", "2026-03-01", "rules: {auto_forfeit: true}"))
+    silent_black(fed)
+    over = of(fed, WHITE, "game-over")
+    assert len(over) == 1 and over[0].message["X-Mailbot-Result"] == "1-0"
+
+
+def test_an_order_from_anyone_but_the_td_is_refused_and_logged(
+    make,  # type: ignore[no-untyped-def]
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    fed = make(start_list("bg-email", "2026-03-01"))
+    packet = silent_black(fed)
+    caplog.set_level(logging.WARNING)
+    fed.write(WHITE, "confirm", at(4, 15), subject=f"Re: {packet.message['Subject']}")
+    fed.write("mallory@example.net", "forfeit TD-1/1 black", at(4, 15, 12))
+    fed.poll(at(4, 15, 13))
+    assert of(fed, WHITE, "game-over") == []
+    assert any("director" in r.getMessage() for r in caplog.records)
+    assert fed.last(WHITE).message["X-Mailbot-Event"] == "notice"
+
+
+def test_overstep_at_move_time_one_overstep_profile(make) -> None:  # type: ignore[no-untyped-def]
+    # bg-email: 50 days for 10 moves; White's first move arrives on the 52nd day (51 counted)
+    fed = make(start_list("bg-email", "2026-03-01"))
+    fed.write(WHITE, "1. e2-e4", at(4, 21), subject="[TD-1/1] move")
+    fed.poll(at(4, 21, 11))
+    (packet,) = of(fed, TD, "overstep")
+    assert "51 days" in text_of(packet) and "confirm" in text_of(packet)
+    fed.write(TD, "confirm", at(4, 22), reply_to=packet)
+    fed.poll(at(4, 22, 11))
+    assert of(fed, BLACK, "game-over")[0].message["X-Mailbot-Result"] == "0-1"
+
+
+def test_first_overstep_in_a_postal_profile_does_not_lose(make) -> None:  # type: ignore[no-untyped-def]
+    # bg-post: 30 days for 10 moves, two oversteps; 31 days on move 1 is the first
+    fed = make(start_list("bg-post", "2026-03-01"))
+    fed.write(WHITE, "1. e2-e4", at(4, 2), subject="[TD-1/1] move")
+    fed.poll(at(4, 2, 11))
+    (packet,) = of(fed, TD, "overstep")
+    assert "First" in packet.message["Subject"]
+    assert fed.last(BLACK).message["X-Mailbot-Event"] in ("move", "overstep")
+    fed.write(BLACK, "1... e7-e5", at(4, 3), subject="[TD-1/1] ход")
+    fed.poll(at(4, 3, 11))
+    assert of(fed, WHITE, "move")
+
+
+def test_leave_e3_through_mail(make) -> None:  # type: ignore[no-untyped-def]
+    # art. 45: leave 1-30 June; received 20 May; answered 5 July: 15 days
+    fed = make(start_list("bg-email", "2026-05-01"))
+    fed.write(WHITE, "1. e2-e4", at(5, 20), subject="[TD-1/1] move")
+    fed.poll(at(5, 20, 11))
+    fed.write(BLACK, "отпуск 1.6.2026 30.6.2026", at(5, 25))
+    fed.poll(at(5, 25, 11))
+    granted = of(fed, BLACK, "leave")
+    assert len(granted) == 1 and "30" in text_of(granted[0])
+    assert of(fed, WHITE, "leave") and of(fed, TD, "leave")
+    fed.write(BLACK, "1... e7-e5", at(7, 5), subject="[TD-1/1] ход")
+    fed.poll(at(7, 5, 11))
+    line = text_of(fed.last(WHITE))
+    assert "= 15 days" in line, line
+
+
+def test_leave_over_the_allowance_is_refused_with_the_days_left(make) -> None:  # type: ignore[no-untyped-def]
+    fed = make(start_list("bg-email", "2026-05-01"))
+    fed.write(BLACK, "отпуск 1.6.2026 20.6.2026", at(5, 25))
+    fed.poll(at(5, 25, 11))
+    fed.write(BLACK, "отпуск 1.8.2026 15.8.2026", at(5, 26))
+    fed.poll(at(5, 26, 11))
+    refused = of(fed, BLACK, "leave")[-1]
+    text = text_of(refused)
+    assert "10" in text  # 30 a year, 20 taken: 10 left
+    assert "15" in text
+
+
+@pytest.mark.parametrize(
+    ("received", "answered", "days"),
+    [(6, 14, 1), (6, 13, 1), (7, 14, 0)],
+    ids=["E4", "E5", "E6"],
+)
+def test_leave_iccf_postal_examples_through_mail(
+    make, received: int, answered: int, days: int
+) -> None:  # type: ignore[no-untyped-def]
+    # 003 part 1 art. 8a: leave 7-13 July, the receipt day counted
+    fed = make(start_list("iccf-postal", "2026-07-01"))
+    fed.write(BLACK, "leave 2026-07-07 2026-07-13", at(7, 2, tz=UTC))
+    fed.poll(at(7, 2, 11, tz=UTC))
+    fed.write(WHITE, "1. e2-e4", at(7, received, tz=UTC), subject="[TD-1/1] move")
+    fed.poll(at(7, received, 11, tz=UTC))
+    fed.write(BLACK, "1... e7-e5", at(7, answered, tz=UTC), subject="[TD-1/1] ход")
+    fed.poll(at(7, answered, 11, tz=UTC))
+    word = {0: "дней", 1: "день"}[days]
+    assert f"= {days} {word}" in text_of(of(fed, BLACK, "move-accepted")[-1])
+
+
+def test_td_orders_on_the_command_line(make, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    fed = make(start_list("bg-email", "2026-03-01"))
+    fed.write(WHITE, "1. e2-e4", at(3, 3), subject="[TD-1/1] move")
+    fed.poll(at(3, 3, 11))
+    config = str(fed.config_path)
+    assert main(["-c", config, "td", "penalty", "TD-1/1", "black", "5", "--now", "2026-03-04"]) == 0
+    assert "5 penalty days" in capsys.readouterr().out
+    fed.write(BLACK, "1... e7-e5", at(3, 5), subject="[TD-1/1] ход")
+    fed.poll(at(3, 5, 11))
+    assert fed.last(WHITE).message["X-Mailbot-Time"] == "white=2; black=6"  # 1 day + 5
+    assert main(["-c", config, "td", "penalty", "TD-1/1", "black", "7"]) == 2
+    assert main(["-c", config, "td", "result", "TD-1/1", "1/2-1/2"]) == 0
+    assert of(fed, TD, "game-over")[0].message["X-Mailbot-Result"] == "1/2-1/2"
