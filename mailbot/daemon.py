@@ -18,7 +18,10 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from types import FrameType
+from zoneinfo import ZoneInfo
 
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import Config
@@ -112,7 +115,8 @@ class Daemon:
         self.sweep = sweep
         self.stopping = threading.Event()
         self._waiting = False
-        self._last_sweep: datetime.date | None = None
+        #: Set by the scheduler at the configured hour (and at start, to catch up).
+        self.sweep_due = threading.Event()
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         log.info("signal %s: stopping", signum)
@@ -121,16 +125,40 @@ class Daemon:
             raise _Stop
 
     def _maybe_sweep(self) -> None:
-        if self.sweep is None:
+        """Run the sweep when the scheduler said it is due (in this thread: one writer)."""
+        if self.sweep is None or not self.sweep_due.is_set():
             return
-        now = wall_clock()
-        if now.hour >= self.config.sweep.hour and self._last_sweep != now.date():
-            self.sweep(now)
-            self._last_sweep = now.date()
+        self.sweep_due.clear()
+        try:
+            self.sweep(wall_clock())
+        except Exception:
+            log.exception("sweep failed")
+
+    def _scheduler(self) -> BackgroundScheduler:
+        """APScheduler marks the daily sweep due; the loop runs it between IDLE waits."""
+        zone = ZoneInfo(self.config.timezone)
+        scheduler = BackgroundScheduler(timezone=zone)
+        scheduler.add_job(
+            self.sweep_due.set,
+            CronTrigger(hour=self.config.sweep.hour, timezone=zone),
+            id="daily-sweep",
+            coalesce=True,
+            misfire_grace_time=3600,
+        )
+        return scheduler
 
     def run(self) -> int:
         signal.signal(signal.SIGTERM, self._on_signal)
         signal.signal(signal.SIGINT, self._on_signal)
+        scheduler = self._scheduler()
+        scheduler.start()
+        self.sweep_due.set()  # catch up on whatever fell due while the bot was down
+        try:
+            return self._loop()
+        finally:
+            scheduler.shutdown(wait=False)
+
+    def _loop(self) -> int:
         delay = 1.0
         while not self.stopping.is_set():
             try:
@@ -141,15 +169,17 @@ class Daemon:
                         counts = read_mailbox(mailbox, self.desk, wall_clock)
                         if counts:
                             log.info("handled %s", dict(counts))
+                        self._maybe_sweep()
                         delivery = deliver_due(self.sessions, self.postman, wall_clock())
                         if delivery.sent or delivery.deferred or delivery.failed:
                             log.info("outbox: %s", delivery)
-                        self._maybe_sweep()
                         if self.stopping.is_set():
                             break
                         self._waiting = True
                         try:
-                            mailbox.wait(self.config.imap.idle_seconds)
+                            mailbox.wait(
+                                self.config.imap.idle_seconds, self.config.imap.poll_seconds
+                            )
                         finally:
                             self._waiting = False
             except _Stop:
@@ -158,6 +188,11 @@ class Daemon:
                 if self.stopping.is_set():
                     break
                 log.warning("mailbox: %s; reconnecting in %.0f s", exc, delay)
+                self._maybe_sweep()  # deadlines do not wait for the mailbox
+                try:
+                    deliver_due(self.sessions, self.postman, wall_clock())
+                except Exception:
+                    log.exception("outbox delivery failed")
                 self._waiting = True
                 try:
                     time.sleep(delay)

@@ -201,14 +201,15 @@ class Mailbox:
 
     # waiting --------------------------------------------------------------
 
-    def wait(self, seconds: float) -> bool:
-        """Wait up to ``seconds`` for new mail; True if the server said some came.
+    def wait(self, seconds: float, poll_seconds: float | None = None) -> bool:
+        """Wait for new mail; True if the server said some came (or after a poll interval).
 
-        Uses IDLE where the server has it (the caller re-issues it every few
-        minutes by calling again), else sleeps and polls.
+        Uses IDLE for up to ``seconds`` where the server has it (the caller
+        re-issues it every few minutes by calling again), else sleeps
+        ``poll_seconds`` (default ``seconds``) and lets the caller poll.
         """
         if b"IDLE" not in self.capabilities:
-            time.sleep(seconds)
+            time.sleep(poll_seconds if poll_seconds is not None else seconds)
             return True
         client = self.client
         try:

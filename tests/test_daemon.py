@@ -1,0 +1,80 @@
+"""``mailbot run`` as a real process against Dovecot: IDLE, the catch-up sweep, SIGTERM."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from harness import Federation
+from mailservers import ImapAccount, SmtpSink
+
+START_LIST = """
+index: RUN-1
+name: Daemon test
+profile: bg-email
+start: 2026-01-01
+end: 2026-12-31
+language: en
+notation: en
+director: {name: Tom Director, email: td@federation.example}
+players:
+  - {id: white, name: Walter White, email: white@example.org}
+  - {id: black, name: Bella Black, email: black@example.org}
+games: [{white: white, black: black}]
+"""
+WHITE, BLACK, TD = "white@example.org", "black@example.org", "td@federation.example"
+
+
+def wait_until(check: object, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_daemon_answers_under_idle_sweeps_at_start_and_stops_on_sigterm(
+    sqlite_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
+) -> None:
+    fed = Federation(sqlite_url, imap_account, smtp_sink, START_LIST, tmp_path)
+    now = datetime.datetime.now(datetime.UTC)
+    # White's move was handled 20 days ago; Black has been silent since
+    moved = now - datetime.timedelta(days=20)
+    fed.write(WHITE, "1. e2-e4", moved, subject="[RUN-1/1] move")
+    fed.poll(moved + datetime.timedelta(minutes=1))
+    assert fed.last(BLACK).message["X-Mailbot-Event"] == "move"
+
+    env = {**os.environ, "MAILBOT_CONFIG": str(fed.config_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mailbot", "run"], env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        # the catch-up sweep at start repeats the 20-day-old move, a copy to the TD
+        assert wait_until(
+            lambda: any(m.message["X-Mailbot-Event"] == "repeat" for m in fed.received(BLACK)),
+            30,
+        )
+        repeat = next(m for m in fed.received(BLACK) if m.message["X-Mailbot-Event"] == "repeat")
+        assert TD in repeat.recipients
+        # a reply arriving now is answered while the daemon waits in IDLE
+        before = len(fed.received(WHITE))
+        fed.write(BLACK, "1... e7-e5", datetime.datetime.now(datetime.UTC), subject="[RUN-1/1] m")
+        started = time.monotonic()
+        assert wait_until(lambda: len(fed.received(WHITE)) > before, 30)
+        assert time.monotonic() - started < 15
+        assert fed.last(WHITE).message["X-Mailbot-Move"] == "e7e5"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            code = proc.wait(15)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        fed.close()
+    assert code == 0, proc.stderr.read() if proc.stderr else ""
