@@ -283,7 +283,8 @@ class Desk:
         if not directed and self._refuse_orders(ctx, players):
             return
         if players and words.has(Word.LEAVE):
-            self._leave(ctx, players, words)
+            if not self._secret_missing(ctx, players[0]):
+                self._leave(ctx, players, words)
             return
         g, tag_problem = self._which_game(ctx, players)
         if g is None:
@@ -293,6 +294,8 @@ class Desk:
         mover = next((p for p in (g.white, g.black) if p.email == letter.from_addr), None)
         if mover is None:
             self._stranger(ctx, g, players)
+            return
+        if self._secret_missing(ctx, mover):
             return
         self._in_game(ctx, g, mover, words)
 
@@ -675,6 +678,29 @@ class Desk:
             self._reject(ctx, g, mover, color, judgement, board)
             return
         self._play(ctx, g, mover, color, judgement, words)
+
+    def _secret_missing(self, ctx: _Context, player: Player) -> bool:
+        """A player with a secret must show it (body or ``bot+SECRET@``); else refused."""
+        secret = player.secret
+        if not secret:
+            return False
+        # addresses are compared without case, as mail systems do
+        tags = {a.partition("@")[0].partition("+")[2].casefold() for a in ctx.letter.to_addrs}
+        if secret.casefold() in tags or re.search(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", ctx.letter.body):
+            return False
+        ctx.inbound.status = "rejected"
+        ctx.inbound.reason = "the player's secret is missing"
+        log.warning("refused a message from %s: the player's secret is missing", player.email)
+        self._send(
+            ctx,
+            template="notice",
+            language=language_for(player),
+            context={"kind": "secret-missing", "recipient": player.name},
+            to=[player.email],
+            event="notice",
+            reply=True,
+        )
+        return True
 
     def _mailer(self, ctx: _Context) -> Mailer:
         return Mailer(ctx.session, self.policy.sender, self.renderer)

@@ -97,6 +97,9 @@ class PlayerEntry:
     language: str | None = None
     #: Overrides the event's notation for what this player receives.
     notation: str | None = None
+    #: A token the player's messages must carry (in the body or as ``bot+TOKEN@``),
+    #: for federations whose mail has no DMARC.
+    secret: str | None = dataclasses.field(default=None, repr=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -326,7 +329,7 @@ def _players(data: Any) -> list[PlayerEntry]:
         if not isinstance(item, Mapping):
             raise StartListError(path, "must be {id: ..., name: ..., email: ...}")
         for key in item:
-            if key not in ("id", "name", "email", "language", "notation"):
+            if key not in ("id", "name", "email", "language", "notation", "secret"):
                 raise StartListError(f"{path}.{key}", "unknown key")
         if "id" not in item:
             raise StartListError(f"{path}.id", "is required")
@@ -346,7 +349,14 @@ def _players(data: Any) -> list[PlayerEntry]:
             language = _choice(item, "language", f"{path}.language", LANGUAGES)
         if item.get("notation") is not None:
             notation = _choice(item, "notation", f"{path}.notation", NOTATIONS)
-        players.append(PlayerEntry(key, name, email, language, notation))
+        secret = None
+        if item.get("secret") is not None:
+            secret = _text(item, "secret", f"{path}.secret")
+            if not re.fullmatch(r"[A-Za-z0-9_-]{6,64}", secret):
+                raise StartListError(
+                    f"{path}.secret", "must be 6 to 64 letters, digits, '-' or '_'"
+                )
+        players.append(PlayerEntry(key, name, email, language, notation, secret))
     return players
 
 

@@ -693,6 +693,7 @@ def import_start_list(
             email=entry.email,
             language=entry.language,
             notation=entry.notation,
+            secret=entry.secret,
         )
         players[entry.id] = player
         tournament.players.append(player)

@@ -227,3 +227,24 @@ def test_td_orders_on_the_command_line(make, capsys: pytest.CaptureFixture[str])
     assert main(["-c", config, "td", "penalty", "TD-1/1", "black", "7"]) == 2
     assert main(["-c", config, "td", "result", "TD-1/1", "1/2-1/2"]) == 0
     assert of(fed, TD, "game-over")[0].message["X-Mailbot-Result"] == "1/2-1/2"
+
+
+def test_a_player_with_a_secret_must_show_it(make) -> None:  # type: ignore[no-untyped-def]
+    text = start_list("bg-email", "2026-03-01").replace(
+        f"email: {WHITE}}}", f"email: {WHITE}, secret: k7Q-pawn42}}"
+    )
+    fed = make(text)
+    fed.write(WHITE, "1. e2-e4", at(3, 3), subject="[TD-1/1] move")
+    fed.poll(at(3, 3, 11))
+    assert fed.last(WHITE).message["X-Mailbot-Event"] == "notice"
+    assert of(fed, BLACK, "move") == []
+    fed.write(WHITE, "1. e2-e4\nk7Q-pawn42", at(3, 4), subject="[TD-1/1] move")
+    fed.poll(at(3, 4, 11))
+    assert of(fed, BLACK, "move")[0].message["X-Mailbot-Move"] == "e2e4"
+    msg = fed.compose(WHITE, "2. Ng1-f3", at(3, 6), subject="[TD-1/1] move")
+    msg.replace_header("To", "bot+k7Q-pawn42@federation.example")
+    fed.write(BLACK, "1... e7-e5", at(3, 5), subject="[TD-1/1] ход")
+    fed.poll(at(3, 5, 11))
+    fed.deliver(msg.as_bytes(), at(3, 6))
+    fed.poll(at(3, 6, 11))
+    assert of(fed, BLACK, "move")[-1].message["X-Mailbot-Move"] == "g1f3"
