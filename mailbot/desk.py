@@ -686,7 +686,9 @@ class Desk:
             return False
         # addresses are compared without case, as mail systems do
         tags = {a.partition("@")[0].partition("+")[2].casefold() for a in ctx.letter.to_addrs}
-        if secret.casefold() in tags or re.search(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", ctx.letter.body):
+        if secret.casefold() in tags or re.search(
+            rf"(?<![\w-]){re.escape(secret)}(?![\w-])", ctx.letter.body
+        ):
             return False
         ctx.inbound.status = "rejected"
         ctx.inbound.reason = "the player's secret is missing"
