@@ -80,6 +80,22 @@ def _aware_utc(value: Any) -> datetime.datetime:
     return aware
 
 
+def _buffered(client: IMAPClient) -> bool:
+    """Whether the connection's reader holds bytes not yet parsed (imaplib's buffer)."""
+    reader = getattr(getattr(client, "_imap", None), "file", None)
+    if reader is None or not hasattr(reader, "peek"):
+        return False
+    sock = client.socket()
+    timeout = sock.gettimeout()
+    sock.setblocking(False)
+    try:
+        return bool(reader.peek(1))
+    except (BlockingIOError, OSError, ValueError):
+        return False
+    finally:
+        sock.settimeout(timeout)
+
+
 class Mailbox:
     """A connection to the bot's IMAP account.
 
@@ -153,6 +169,7 @@ class Mailbox:
     def pending_uids(self) -> list[int]:
         """UIDs of the messages waiting in the inbox folder, oldest first."""
         try:
+            self.client.noop()  # lets the server report mail that came since the last command
             return sorted(int(u) for u in self.client.search(["UNDELETED"]))
         except (IMAPClientError, OSError) as exc:
             raise MailboxError(f"IMAP SEARCH: {exc}") from exc
@@ -211,13 +228,21 @@ class Mailbox:
         if b"IDLE" not in self.capabilities:
             time.sleep(poll_seconds if poll_seconds is not None else seconds)
             return True
+        if self.pending_uids():
+            return True  # mail came while the last pass was finishing: no need to wait
         client = self.client
         try:
             client.idle()
             try:
-                responses = client.idle_check(timeout=seconds)
+                # Mail that arrived in the instant before IDLE started is reported in the
+                # same packet as the server's "+ idling" and already sits in the reader's
+                # buffer, where waiting on the socket would not see it.
+                responses = [] if _buffered(client) else client.idle_check(timeout=seconds)
             finally:
-                client.idle_done()
+                _text, more = client.idle_done()
         except (IMAPClientError, OSError) as exc:
             raise MailboxError(f"IMAP IDLE: {exc}") from exc
-        return any(len(r) > 1 and r[1] in (b"EXISTS", b"RECENT") for r in responses)
+        return any(
+            isinstance(r, tuple) and len(r) > 1 and r[1] in (b"EXISTS", b"RECENT")
+            for r in [*responses, *more]
+        )

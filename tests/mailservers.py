@@ -69,6 +69,7 @@ class Dovecot:
         self.passwd = root / "passwd"
         self.mail = root / "mail"
         self._accounts = itertools.count(1)
+        self._born = int(time.time()) - 100_000
         self.proc: subprocess.Popen[bytes] | None = None
         if os.geteuid() == 0:
             self.user = "nobody"
@@ -96,6 +97,7 @@ listen = 127.0.0.1
 ssl = no
 disable_plaintext_auth = no
 auth_mechanisms = plain login
+auth_failure_delay = 0
 default_internal_user = {internal}
 default_login_user = {login}
 mail_location = maildir:{self.mail}/%u
@@ -133,6 +135,10 @@ service anvil {{
         name, password = f"bot{n}", f"pw{n}"
         with self.passwd.open("a") as f:
             f.write(f"{name}:{{PLAIN}}{password}\n")
+        # Dovecot re-reads the file when its mtime changes, in whole seconds: give
+        # every version its own second so an account added within one is seen.
+        stamp = self._born + n
+        os.utime(self.passwd, (stamp, stamp))
         return ImapAccount("127.0.0.1", self.port, name, password)
 
     def stop(self) -> None:
