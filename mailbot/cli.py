@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from sqlalchemy.orm import Session
+
 from mailbot import __version__
 from mailbot.config import Config, ConfigError, load_config
 from mailbot.startlist import StartListError, load_start_list
@@ -322,19 +324,25 @@ def _status_arguments(parser: argparse.ArgumentParser) -> None:
 def status(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot import report
 
+    if args.game:
+        return _report(ctx, lambda session: report.game_status(session, args.game, ctx.now()))
+    return _report(ctx, lambda session: report.overview(session, ctx.now()))
+
+
+def _report(ctx: Context, make: Callable[[Session], str]) -> int:
+    """Print what ``make`` reads from the database; an unknown game is bad usage."""
+    from mailbot import report
+
     engine = make_engine(ctx.settings.database)
     try:
         with session_factory(engine)() as session:
-            if args.game:
-                try:
-                    text = report.game_status(session, args.game, ctx.now())
-                except report.UnknownGameError as exc:
-                    raise UsageError(str(exc)) from None
-            else:
-                text = report.overview(session, ctx.now())
+            try:
+                text = make(session)
+            except report.UnknownGameError as exc:
+                raise UsageError(str(exc)) from None
     finally:
         engine.dispose()
-    print(text, file=ctx.stdout, end="")
+    print(text, file=ctx.stdout, end="" if text.endswith("\n") else "\n")
     return 0
 
 
@@ -346,17 +354,7 @@ def _pgn_arguments(parser: argparse.ArgumentParser) -> None:
 def pgn(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot import report
 
-    engine = make_engine(ctx.settings.database)
-    try:
-        with session_factory(engine)() as session:
-            try:
-                text = report.pgn_of(session, args.target)
-            except report.UnknownGameError as exc:
-                raise UsageError(str(exc)) from None
-    finally:
-        engine.dispose()
-    print(text, file=ctx.stdout, end="")
-    return 0
+    return _report(ctx, lambda session: report.pgn_of(session, args.target))
 
 
 def _standings_arguments(parser: argparse.ArgumentParser) -> None:
@@ -367,17 +365,7 @@ def _standings_arguments(parser: argparse.ArgumentParser) -> None:
 def standings(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot import report
 
-    engine = make_engine(ctx.settings.database)
-    try:
-        with session_factory(engine)() as session:
-            try:
-                text = report.standings_of(session, args.index)
-            except report.UnknownGameError as exc:
-                raise UsageError(str(exc)) from None
-    finally:
-        engine.dispose()
-    print(text, file=ctx.stdout, end="" if text.endswith("\n") else "\n")
-    return 0
+    return _report(ctx, lambda session: report.standings_of(session, args.index))
 
 
 @command(
