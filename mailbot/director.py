@@ -10,7 +10,8 @@ Bulgarian or Russian::
     forfeit BG-2026-E1/3 black    (the colour that loses)
     leave ivanov 30 2026          (art. 43: extra leave days for a year)
     extend BG-2026-E1 2027-12-31  (art. 50)
-    result BG-2026-E1/3 1/2-1/2   (art. 53-55: adjudicated result)
+    result BG-2026-E1/3 1/2-1/2   (art. 53-55: adjudicated result; the game may be
+                                  left out in a reply to the adjudication packet)
     withdraw ivanov valid         (rules.md 6; "valid" if the reason is valid)
 
 >>> order = read_order("penalty BG-2026-E1/3 black 10")
@@ -29,6 +30,7 @@ import datetime
 import re
 from collections.abc import Sequence
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import chess
 from sqlalchemy import select
@@ -39,6 +41,7 @@ from mailbot.gamemail import Mailer, claim_end, finish_game, game_summary
 from mailbot.leave import parse_date
 from mailbot.record import language_for, profile_of, tag_of
 from mailbot.store import Claim, Game, LeaveExtra, Penalty, Player, Tournament
+from mailbot.sweep import clock_state
 
 VERBS: dict[str, tuple[str, ...]] = {
     "confirm": ("confirm", "confirmed", "потвърждавам", "подтверждаю"),
@@ -66,6 +69,8 @@ _RESULTS = {
     "½-½": "1/2-1/2",
     "0.5-0.5": "1/2-1/2",
 }
+#: The verbs whose first argument names a player (or, for ``extend``, a tournament).
+_NAMED_FIRST = frozenset({"leave", "extend", "withdraw"})
 _GAME = re.compile(r"^\[?([\w.\-]+/\d+)\]?$")
 _INDEX = re.compile(r"^[\w.\-]+$")
 
@@ -116,6 +121,11 @@ def read_order(line: str) -> Order | None:
         return None
     rest = words[1:]
     fields: dict[str, Any] = {"verb": verb}
+    first = rest[0].strip(".,;") if rest else ""
+    if verb in _NAMED_FIRST and _INDEX.match(first) and not re.fullmatch(r"[\d.\-]+", first):
+        # "leave white 30 2026": the player's id comes first, even when it reads as a colour
+        fields["player"] = first
+        rest = rest[1:]
     for word in rest:
         low = word.casefold().strip(".,;")
         if _GAME.match(word.strip(".,;")):
@@ -149,7 +159,7 @@ def _check(order: Order) -> None:
         "forfeit": ("game", "color"),
         "leave": ("player", "days"),
         "extend": ("player", "day"),
-        "result": ("game", "result"),
+        "result": ("result",),
         "withdraw": ("player",),
     }
     missing = [f for f in need.get(order.verb, ()) if getattr(order, f) in (None, "")]
@@ -226,9 +236,10 @@ def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
             claim = next((c for c in reversed(g.claims) if c.status == "open"), None)
         if claim is None:
             raise OrderError(f"{verb}: reply to the claim's message, or name the game (INDEX/N)")
-        return decide(desk, claim, confirm=verb == "confirm")
+        return decide(desk, _own(desk, claim), confirm=verb == "confirm")
     if verb == "penalty":
         g = _game(desk, order.game)
+        _open(g)
         assert order.color is not None and order.days is not None
         g.penalties.append(
             Penalty(color=order.color, days=order.days, reason="td", ply_at=len(g.moves),
@@ -239,13 +250,30 @@ def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
         return text
     if verb == "overstep":
         g = _game(desk, order.game)
-        move_number = len(g.moves) // 2 + 1
+        _open(g)
+        # the overstep is the player's last move; the new count starts with the next
+        # (art. 30, and 003 part 1 art. 7e: the new control applies at once)
+        color = chess.WHITE if order.color == "white" else chess.BLACK
+        parity = 1 if color == chess.WHITE else 0
+        move_number = max(1, sum(1 for m in g.moves if m.ply % 2 == parity))
         g.claims.append(
             Claim(kind="overstep", by_color=None, against=order.color, opened_at=desk.now,
                   status="confirmed", decided_at=desk.now, decided_by="td",
                   details={"awarded_move": move_number}, inbound_id=desk.inbound_id)
         )  # fmt: skip
-        text = f"a first overstep awarded to {order.color} in {tag_of(g)} at move {move_number}"
+        desk.session.flush()
+        if clock_state(g, color).lost:
+            # e-mail play has one overstep (art. 29); a second one loses (art. 28)
+            name = g.white.name if color == chess.WHITE else g.black.name
+            end = game.forfeit(
+                color, game.Termination.TIME_FORFEIT, f"{name} overstepped the time limit"
+            )
+            finish_game(desk.mailer, g, end, desk.now, inbound_id=desk.inbound_id)
+            return f"an overstep awarded to {order.color} in {tag_of(g)} loses: {end.result}"
+        text = (
+            f"a first overstep awarded to {order.color} in {tag_of(g)} at move {move_number}; "
+            f"a new count starts with move {move_number + 1} (art. 30)"
+        )
         _inform(desk, g, text)
         return text
     if verb == "forfeit":
@@ -256,7 +284,11 @@ def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
         finish_game(desk.mailer, g, end, desk.now, inbound_id=desk.inbound_id)
         return f"{tag_of(g)}: {order.color} forfeits, {end.result}"
     if verb == "result":
-        g = _game(desk, order.game)
+        # in a reply to the adjudication packet the game is the packet's
+        if order.game is None and claim is not None:
+            g = _own(desk, claim).game
+        else:
+            g = _game(desk, order.game)
         _open(g)
         assert order.result is not None
         end = game.adjudicate(order.result, reason=f"adjudicated {order.result}")
@@ -274,12 +306,44 @@ def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
             LeaveExtra(player_id=player.id, year=year, days=order.days, created_at=desk.now,
                        inbound_id=desk.inbound_id)
         )  # fmt: skip
+        _tell_extra_leave(desk, player, order.days, year)
         return f"{order.days} extra leave days for {player.name} in {year} (art. 43)"
     if verb == "extend":
         return extend(desk, order.player or "", order.day)
     if verb == "withdraw":
         return withdraw(desk, _player(desk, order.player), valid=order.valid)
     raise OrderError(f"unknown order {verb}")
+
+
+def _tell_extra_leave(desk: Desk, player: Player, days: int, year: int) -> None:
+    """The player hears of the extra leave, in their current game (else their last)."""
+    t = player.tournament
+    games = sorted(
+        (g for g in t.games if player.id in (g.white_id, g.black_id)),
+        key=lambda g: (g.result is None, g.number),
+    )
+    if not games:
+        return
+    g = games[-1]
+    desk.mailer.game_mail(
+        g,
+        template="leave",
+        language=language_for(player),
+        context={"kind": "extra", "recipient": player.name, "player": player.name,
+                 "days": days, "year": year, "yours": True},
+        to=[player.email],
+        event="leave",
+        now=desk.now,
+        orientation=chess.WHITE if player.id == g.white_id else chess.BLACK,
+        inbound_id=desk.inbound_id,
+    )  # fmt: skip
+
+
+def _own(desk: Desk, claim: Claim) -> Claim:
+    """``claim``, when it belongs to one of the director's tournaments."""
+    if all(claim.game.tournament_id != t.id for t in desk.tournaments):
+        raise OrderError(f"{tag_of(claim.game)} is not in your tournaments")
+    return claim
 
 
 def _open(g: Game) -> None:
@@ -334,6 +398,10 @@ def extend(desk: Desk, index: str, day: datetime.date | None) -> str:
     if day <= t.end:
         raise OrderError(f"extend: {day} is not after the end date {t.end}")
     t.extended_to = day
+    text = f"the tournament {t.index} is extended to {day.isoformat()} (art. 50)"
+    for g in t.games:
+        if g.result is None:
+            _inform(desk, g, text)
     return f"{t.index} extended to {day.isoformat()} (art. 50)"
 
 
@@ -378,10 +446,31 @@ def withdraw(desk: Desk, player: Player, *, valid: bool) -> str:
                 Claim(kind="adjudication", by_color=None, against=None, opened_at=desk.now,
                       status="open", details={"withdrawal": player.key})
             )  # fmt: skip
+            _call_for_claims(desk, g, player)
         done.append(f"{decision.game}: {decision.outcome.value}")
     return f"{player.name} withdrawn ({'valid' if valid else 'no valid'} reason): " + (
         "; ".join(done) or "no unfinished games"
     )
+
+
+def _call_for_claims(desk: Desk, g: Game, withdrawn: Player) -> None:
+    """Art. 48, 52 note 1: the game goes to the arbiter; both players send a claim."""
+    t = g.tournament
+    due = game.adjudication_claims_due(desk.now.astimezone(ZoneInfo(t.timezone)).date(),
+                                       profile_of(t))  # fmt: skip
+    for player, color in ((g.white, chess.WHITE), (g.black, chess.BLACK)):
+        desk.mailer.game_mail(
+            g,
+            template="adjudication",
+            language=language_for(player),
+            context={"kind": "withdrawal", "recipient": player.name, "player": withdrawn.name,
+                     "due": due},
+            to=[player.email],
+            event="notice",
+            now=desk.now,
+            orientation=color,
+            inbound_id=desk.inbound_id,
+        )  # fmt: skip
 
 
 def tournaments_of(session: Session, address: str) -> list[Tournament]:

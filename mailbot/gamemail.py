@@ -224,6 +224,22 @@ def claim_end(g: Game, claim: Claim) -> game.GameEnd:
     return game.forfeit(loser, game.Termination.TIME_FORFEIT, f"{name} overstepped the time limit")
 
 
+def withdrawal_adjudication(g: Game) -> Claim | None:
+    """The open adjudication of a withdrawn player's game (art. 48; 003 part 1 art. 9).
+
+    Such a game goes to the arbiter at once, before the end of the event;
+    the claim's details name the player (``withdrawal``).
+    """
+    return next(
+        (
+            c
+            for c in g.claims
+            if c.kind == "adjudication" and c.status == "open" and c.details.get("withdrawal")
+        ),
+        None,
+    )
+
+
 def settle_adjudication_claims(mailer: Mailer, g: Game, now: datetime.datetime) -> Claim:
     """After the claim period (art. 52-53): equal claims stand, else the arbiter's packet.
 

@@ -16,7 +16,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mailbot import game, leave
-from mailbot.gamemail import Mailer, finish_game, game_summary, settle_adjudication_claims
+from mailbot.gamemail import (
+    Mailer,
+    finish_game,
+    game_summary,
+    settle_adjudication_claims,
+    withdrawal_adjudication,
+)
 from mailbot.record import board_of, language_for, profile_of
 from mailbot.store import Claim, DelayNotice, Game, Leave, LeaveExtra, Player
 
@@ -94,7 +100,7 @@ def request_leave(
         anchor,
         "leave",
         {"kind": "granted", "start": start, "end": end, "days": requested.days,
-         "year": year, "remaining": decision.remaining(year) - requested.days_in(year)},
+         "year": year, "remaining": decision.remaining(year)},
         "leave",
     )  # fmt: skip
     told: set[str] = set()
@@ -191,7 +197,7 @@ def claim(req: Request, g: Game, rest: str, body: str) -> None:
     today = req.received.astimezone(tz).date()
     color = _color(g, req.player)
     found = _RESULT.search(rest)
-    if today > (t.extended_to or t.end) and found:
+    if found and (today > (t.extended_to or t.end) or withdrawal_adjudication(g) is not None):
         result = found.group(1).replace("½-½", "1/2-1/2")
         adjudication_claim(req, g, result, body)
         return
@@ -234,9 +240,19 @@ def claim(req: Request, g: Game, rest: str, body: str) -> None:
     )  # fmt: skip
 
 
-def adjudication_claim(req: Request, g: Game, result: str, analysis: str) -> None:
-    """Art. 52: a player's claim with analysis; both claimed -> settled at once if equal."""
+def claims_due(g: Game) -> datetime.date:
+    """The last day for the adjudication claims of ``g`` (art. 52; note 1 for withdrawals)."""
     t = g.tournament
+    p = profile_of(t)
+    withdrawal = withdrawal_adjudication(g)
+    if withdrawal is not None:
+        opened = withdrawal.opened_at.astimezone(ZoneInfo(t.timezone)).date()
+        return game.adjudication_claims_due(opened, p)
+    return game.adjudication_claims_due(t.extended_to or t.end, p)
+
+
+def adjudication_claim(req: Request, g: Game, result: str, analysis: str) -> None:
+    """Art. 52: a player's claim with analysis; equal claims settle the game at once."""
     color = "white" if _color(g, req.player) == chess.WHITE else "black"
     record = next((c for c in g.claims if c.kind == "adjudication" and c.status == "open"), None)
     if record is None:
@@ -248,7 +264,9 @@ def adjudication_claim(req: Request, g: Game, result: str, analysis: str) -> Non
     details[f"{color}_analysis"] = analysis.strip()[:8000]
     record.details = details
     req.session.flush()
-    due = game.adjudication_claims_due(t.extended_to or t.end, profile_of(t))
+    due = claims_due(g)
     _reply(req, g, "adjudication", {"kind": "received", "result": result, "due": due}, "notice")
-    if details.get("white") and details.get("black"):
+    # equal claims stand at once (art. 53 note); different ones go to the arbiter
+    # with the packet the sweep sends when the claim period is over
+    if details.get("white") and details.get("white") == details.get("black"):
         settle_adjudication_claims(req.mailer, g, req.now)

@@ -32,11 +32,12 @@ from mailbot.gamemail import (
     finish_game,
     game_summary,
     settle_adjudication_claims,
+    withdrawal_adjudication,
 )
 from mailbot.notices import Renderer
+from mailbot.profile import Profile
 from mailbot.record import (
     board_of,
-    control_of,
     export_pgn,
     history,
     language_for,
@@ -146,7 +147,28 @@ def sweep(
     return SweepReport(dict(counts))
 
 
+def play_stops_at(g: Game) -> datetime.datetime:
+    """The instant from which no clock runs in ``g``: it waits for the arbiter.
+
+    That is the end of the event's last day (art. 52-53), or the moment a
+    withdrawn player's game went to the arbiter (art. 48; 003 part 1 art. 9).
+    A deadline that fell due before it is still reported, even by a late sweep.
+    """
+    t = g.tournament
+    stops = [clock.day_start((t.extended_to or t.end) + datetime.timedelta(days=1),
+                             ZoneInfo(t.timezone))]  # fmt: skip
+    withdrawal = withdrawal_adjudication(g)
+    if withdrawal is not None:
+        stops.append(withdrawal.opened_at)
+    return min(stops)
+
+
 def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
+    """Repeats, oversteps and silence in one game, as far as they fell due in play."""
+    stop = play_stops_at(g)
+
+    def fell_due(due: datetime.datetime) -> bool:
+        return due <= now and due < stop
 
     t = g.tournament
     p = profile_of(t)
@@ -162,7 +184,7 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
     due = clock.repeat_due(p, since, leaves, tz)
     if (
         due is not None
-        and now >= due
+        and fell_due(due)
         and ply > 0
         and record_notice(mailer.session, g, silent, "repeat", str(ply), due, now)
     ):
@@ -171,14 +193,30 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
 
     # art. 35-36 / rules.md 2.2: an overstep while the player is silent
     moves, penalties = history(g, color)
-    state = control_of(g, color)
-    at = clock.overstep_at(p, moves, since, penalties, leaves, tz)
-    if at is not None and now >= at and not state.lost:
+    awarded = awarded_oversteps(g, color)
+    state = clock_state(g, color)
+    # 003 p1 6g, art. 32: a player answering the opponent's conditional line may
+    # accept it and charge the time to the last move the line lets them play
+    thinking = [*moves, *_accepted_moves(g, color, len(moves))]
+    number = len(thinking) + 1
+    at = clock.overstep_at(p, thinking, since, penalties, leaves, tz, awarded)
+    if at is not None and fell_due(at) and not state.lost:
         running = clock.move_days(p, since, at, leaves, tz)
-        number = len(moves) + 1
         if record_notice(mailer.session, g, silent, "overstep", f"move-{number}", at, now):
-            overstep(mailer, g, silent, at, now, control_of(g, color, running))
+            reached = clock.control_state(p, thinking, penalties, running, awarded)
+            overstep(mailer, g, silent, at, now, reached)
             sent.append("overstep")
+    elif at is None:
+        # penalty days alone put the move being thought about over the limit
+        reached = clock.control_state(p, thinking, penalties, 0, awarded)
+        last = reached.oversteps[-1] if reached.oversteps else None
+        if last is not None and last.move_number == number and not last.awarded:
+            when = max((x.created_at for x in g.penalties if x.color == _name(color)), default=now)
+            if fell_due(when) and record_notice(
+                mailer.session, g, silent, "overstep", f"move-{number}", when, now
+            ):
+                overstep(mailer, g, silent, when, now, reached)
+                sent.append("overstep")
 
     # art. 31: silence without a delay notice
     protected = any(
@@ -189,7 +227,7 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
         ("silence", clock.silence_due(p, since, leaves, tz)),
         ("silence-report", clock.silence_report_due(p, since, leaves, tz)),
     ):
-        if deadline is None or now < deadline or protected:
+        if deadline is None or not fell_due(deadline) or protected:
             continue
         if kind == "silence" and p.silence_requires_repeat and not repeated:
             continue
@@ -197,6 +235,39 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
             silence(mailer, g, silent, deadline, now, decisive=kind == "silence")
             sent.append(kind)
     return sent
+
+
+def _name(color: chess.Color) -> str:
+    return "white" if color == chess.WHITE else "black"
+
+
+def awarded_oversteps(g: Game, color: chess.Color) -> list[int]:
+    """The moves at which the director awarded ``color`` an overstep (art. 56)."""
+    return [
+        int(c.details["awarded_move"])
+        for c in g.claims
+        if c.kind == "overstep"
+        and c.status == "confirmed"
+        and c.against == _name(color)
+        and "awarded_move" in c.details
+    ]
+
+
+def clock_state(g: Game, color: chess.Color, running: int | None = None) -> clock.ControlState:
+    """The player's time-control state, the director's awarded oversteps included."""
+    moves, penalties = history(g, color)
+    return clock.control_state(
+        profile_of(g.tournament), moves, penalties, running, awarded_oversteps(g, color)
+    )
+
+
+def _accepted_moves(g: Game, color: chess.Color, played: int) -> list[clock.MoveTime]:
+    """The silent player's moves the opponent's pending conditional line would play
+    at no cost if accepted (each answered by the line), before the charged move."""
+    line = g.pending_conditional or []
+    if not line or g.pending_conditional_by == _name(color):
+        return []
+    return [clock.MoveTime(played + 1 + i, 0) for i in range(len(line) // 2)]
 
 
 def _has_notice(g: Game, player: Player, kind: str, key: str) -> bool:
@@ -412,6 +483,7 @@ def overstep(
 
     p = profile_of(g.tournament)
     first = len(state.oversteps) < p.oversteps_to_lose
+    used, limit, control_move = _exceeded(p, state)
     open_claim(
         mailer,
         g,
@@ -420,9 +492,9 @@ def overstep(
         at,
         now,
         {
-            "used": state.used_days,
-            "limit": state.limit_days,
-            "control_move": state.next_control_move,
+            "used": used,
+            "limit": limit,
+            "control_move": control_move,
             "number": len(state.oversteps),
             "loses": state.lost,
             "decisive": state.lost,
@@ -430,6 +502,20 @@ def overstep(
         },
         decisive=state.lost,
     )
+
+
+def _exceeded(p: Profile, state: clock.ControlState) -> tuple[int, int, int]:
+    """The days used, the limit and the control move of the player's last overstep.
+
+    After a first overstep the state already shows the new count (0 days of
+    30 by move 19); the packet names the control that was exceeded.
+    """
+    if not state.oversteps:
+        return state.used_days, state.limit_days, state.next_control_move
+    last = state.oversteps[-1]
+    count_start = state.oversteps[-2].move_number + 1 if len(state.oversteps) > 1 else 1
+    controls = max(1, last.limit // p.days_per_control)
+    return last.used, last.limit, count_start - 1 + controls * p.moves_per_control
 
 
 def _sweep_tournament(mailer: Mailer, t: Tournament, now: datetime.datetime) -> list[str]:
@@ -466,11 +552,22 @@ def _sweep_tournament(mailer: Mailer, t: Tournament, now: datetime.datetime) -> 
                             now=now,
                         )
                     sent.append("leave-end")
+    for g in t.games:
+        # art. 48, 52 note 1: a withdrawn player's game went to the arbiter before the end
+        withdrawal = withdrawal_adjudication(g)
+        if g.result is not None or withdrawal is None:
+            continue
+        opened = withdrawal.opened_at.astimezone(tz).date()
+        if today > game.adjudication_claims_due(opened, profile_of(t)) and record_notice(
+            mailer.session, g, None, "adjudication-packet", f"withdrawal-{withdrawal.id}", None, now
+        ):
+            settle_adjudication_claims(mailer, g, now)
+            sent.append("adjudication-packet")
     end = t.extended_to or t.end
     if today > end:
         claims_due = game.adjudication_claims_due(end, profile_of(t))
         for g in t.games:
-            if g.result is not None:
+            if g.result is not None or withdrawal_adjudication(g) is not None:
                 continue
             if record_notice(
                 mailer.session, g, None, "adjudication-call", end.isoformat(), None, now
@@ -509,12 +606,12 @@ def overstep_on_move(
     player, so the overstep is reported once whichever finds it first.
     """
     color = _color(g, mover)
-    state = control_of(g, color)
+    state = clock_state(g, color)
     if not state.oversteps:
         return False
     last = state.oversteps[-1]
     own = sum(1 for m in g.moves if m.ply % 2 == (1 if color == chess.WHITE else 0))
-    if last.move_number != own:
+    if last.move_number != own or last.awarded:
         return False
     if not record_notice(mailer.session, g, mover, "overstep", f"move-{own}", sent, now):
         return False
