@@ -57,7 +57,7 @@ from mailbot.store import (
     ReplyCount,
     Tournament,
 )
-from mailbot.sweep import overstep_on_move
+from mailbot.sweep import overstep_on_move, play_stops_at
 
 log = logging.getLogger(__name__)
 
@@ -637,6 +637,12 @@ class Desk:
         claim_word = words.get(Word.CLAIM)
         if claim_word is not None:
             requests.claim(self._request(ctx, mover), g, claim_word.rest, letter.body)
+            return
+        if ctx.inbound.internaldate >= play_stops_at(g) or mover.withdrawn_at is not None:
+            # the game waits for the arbiter (art. 52-53, a withdrawal): no more moves
+            ctx.inbound.status = "rejected"
+            ctx.inbound.reason = "the game waits for adjudication"
+            self._notice(ctx, g, mover, "adjudication-pending", {})
             return
         judgement = referee.judge(
             letter.body, board, notation_for(mover), conditional_allowed=t.conditional_moves

@@ -39,9 +39,8 @@ from sqlalchemy.orm import Session
 from mailbot import game
 from mailbot.gamemail import Mailer, claim_end, finish_game, game_summary
 from mailbot.leave import parse_date
-from mailbot.record import language_for, profile_of, tag_of
+from mailbot.record import control_of, language_for, profile_of, tag_of
 from mailbot.store import Claim, Game, LeaveExtra, Penalty, Player, Tournament
-from mailbot.sweep import clock_state
 
 VERBS: dict[str, tuple[str, ...]] = {
     "confirm": ("confirm", "confirmed", "потвърждавам", "подтверждаю"),
@@ -262,7 +261,7 @@ def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
                   details={"awarded_move": move_number}, inbound_id=desk.inbound_id)
         )  # fmt: skip
         desk.session.flush()
-        if clock_state(g, color).lost:
+        if control_of(g, color).lost:
             # e-mail play has one overstep (art. 29); a second one loses (art. 28)
             name = g.white.name if color == chess.WHITE else g.black.name
             end = game.forfeit(

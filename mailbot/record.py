@@ -132,15 +132,20 @@ def move_line(
     last = moves[-1]
     first = first_ply if first_ply is not None else max(1, upto_ply - 1)
     own = [m for m in moves if m.ply % 2 == last.ply % 2 and not m.automatic]
-    before = [m for m in moves if m.ply < own[-1].ply] if own else []
-    prev = before[-1] if before else None
+    charged = own[-1] if own else last
+    # the days run from the move before the message that carried the charged move
+    # (with a conditional line accepted, several plies came in that one message)
+    first_of_message = min(
+        (m.ply for m in moves if m.inbound_id is not None and m.inbound_id == charged.inbound_id),
+        default=charged.ply,
+    )
+    prev = moves[first_of_message - 2] if first_of_message >= 2 else None
     sums = Totals(
         sum(m.days for m in moves if m.ply % 2 == 1)
         + sum(p.days for p in g.penalties if p.color == "white" and p.ply_at < upto_ply),
         sum(m.days for m in moves if m.ply % 2 == 0)
         + sum(p.days for p in g.penalties if p.color == "black" and p.ply_at < upto_ply),
     )
-    charged = own[-1] if own else last
     return MoveLine(
         moves=write_pair_from(g, first, style, upto=upto_ply),
         prev_sent=local_date(prev.forwarded_at, tz) if prev and prev.forwarded_at else None,
@@ -161,10 +166,25 @@ def history(g: Game, color: chess.Color) -> tuple[list[clock.MoveTime], list[clo
     return moves, penalties
 
 
+def awarded_oversteps(g: Game, color: chess.Color) -> list[int]:
+    """The moves at which the director awarded ``color`` an overstep (art. 56)."""
+    name = color_name(color)
+    return [
+        int(c.details["awarded_move"])
+        for c in g.claims
+        if c.kind == "overstep"
+        and c.status == "confirmed"
+        and c.against == name
+        and "awarded_move" in c.details
+    ]
+
+
 def control_of(g: Game, color: chess.Color, running_days: int | None = None) -> clock.ControlState:
-    """The player's time-control state (rules.md 2.2)."""
+    """The player's time-control state (rules.md 2.2), awarded oversteps included."""
     moves, penalties = history(g, color)
-    return clock.control_state(profile_of(g.tournament), moves, penalties, running_days)
+    return clock.control_state(
+        profile_of(g.tournament), moves, penalties, running_days, awarded_oversteps(g, color)
+    )
 
 
 def received_counted(

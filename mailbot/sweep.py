@@ -37,7 +37,9 @@ from mailbot.gamemail import (
 from mailbot.notices import Renderer
 from mailbot.profile import Profile
 from mailbot.record import (
+    awarded_oversteps,
     board_of,
+    control_of,
     export_pgn,
     history,
     language_for,
@@ -194,7 +196,7 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
     # art. 35-36 / rules.md 2.2: an overstep while the player is silent
     moves, penalties = history(g, color)
     awarded = awarded_oversteps(g, color)
-    state = clock_state(g, color)
+    state = control_of(g, color)
     # 003 p1 6g, art. 32: a player answering the opponent's conditional line may
     # accept it and charge the time to the last move the line lets them play
     thinking = [*moves, *_accepted_moves(g, color, len(moves))]
@@ -239,26 +241,6 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
 
 def _name(color: chess.Color) -> str:
     return "white" if color == chess.WHITE else "black"
-
-
-def awarded_oversteps(g: Game, color: chess.Color) -> list[int]:
-    """The moves at which the director awarded ``color`` an overstep (art. 56)."""
-    return [
-        int(c.details["awarded_move"])
-        for c in g.claims
-        if c.kind == "overstep"
-        and c.status == "confirmed"
-        and c.against == _name(color)
-        and "awarded_move" in c.details
-    ]
-
-
-def clock_state(g: Game, color: chess.Color, running: int | None = None) -> clock.ControlState:
-    """The player's time-control state, the director's awarded oversteps included."""
-    moves, penalties = history(g, color)
-    return clock.control_state(
-        profile_of(g.tournament), moves, penalties, running, awarded_oversteps(g, color)
-    )
 
 
 def _accepted_moves(g: Game, color: chess.Color, played: int) -> list[clock.MoveTime]:
@@ -606,7 +588,7 @@ def overstep_on_move(
     player, so the overstep is reported once whichever finds it first.
     """
     color = _color(g, mover)
-    state = clock_state(g, color)
+    state = control_of(g, color)
     if not state.oversteps:
         return False
     last = state.oversteps[-1]

@@ -248,3 +248,14 @@ def test_a_player_with_a_secret_must_show_it(make) -> None:  # type: ignore[no-u
     fed.deliver(msg.as_bytes(), at(3, 6))
     fed.poll(at(3, 6, 11))
     assert of(fed, BLACK, "move")[-1].message["X-Mailbot-Move"] == "g1f3"
+
+
+def test_no_moves_after_the_end_of_the_tournament(make) -> None:  # type: ignore[no-untyped-def]
+    fed = make(start_list("bg-email", "2026-03-01").replace("end: 2027-12-31", "end: 2026-03-10"))
+    fed.write(WHITE, "1. e2-e4", at(3, 3), subject="[TD-1/1] move")
+    fed.poll(at(3, 3, 11))
+    fed.write(BLACK, "1... e7-e5", at(3, 12), subject="[TD-1/1] ход")
+    fed.poll(at(3, 12, 11))
+    assert fed.last(BLACK).message["X-Mailbot-Event"] == "notice"
+    assert "arbiter" in text_of(fed.last(BLACK)) or "арбитр" in text_of(fed.last(BLACK))
+    assert fed.last(BLACK).message["X-Mailbot-Ply"] == "1"
