@@ -115,10 +115,6 @@ def _win(color: chess.Color) -> str:
     return "1-0" if color == chess.WHITE else "0-1"
 
 
-def _move_number(ply: int) -> int:
-    return ply // 2 + 1
-
-
 @dataclasses.dataclass(frozen=True)
 class GameEnd:
     """The result of a game and why.
