@@ -51,6 +51,7 @@ def policy_of(config: Config) -> Policy:
         authserv_id=config.policy.authserv_id,
         require_dmarc=config.policy.require_dmarc,
         replies_per_sender_per_day=config.policy.replies_per_sender_per_day,
+        timezone=config.timezone,
     )
 
 

@@ -83,6 +83,8 @@ class Policy:
     authserv_id: str | None = None
     require_dmarc: bool = False
     replies_per_sender_per_day: int = 20
+    #: The days of the reply cap are counted in this time zone.
+    timezone: str = "UTC"
 
     @property
     def address(self) -> str:
@@ -382,7 +384,7 @@ class Desk:
         return ctx.answering
 
     def _count_answer(self, ctx: _Context, address: str) -> bool:
-        day = ctx.now.date()
+        day = ctx.now.astimezone(ZoneInfo(self.policy.timezone)).date()
         session = ctx.session
         row = session.scalars(
             select(ReplyCount).where(ReplyCount.sender == address, ReplyCount.day == day)
