@@ -36,6 +36,7 @@ from mailbot.postman import compose_address
 from mailbot.record import (
     board_of,
     color_name,
+    color_of,
     control_of,
     days_for,
     language_for,
@@ -473,9 +474,6 @@ class Desk:
             inbound_id=ctx.inbound.id,
         )
 
-    def _game_summary(self, g: Game, me: Player | None = None) -> dict[str, Any]:
-        return game_summary(g, me)
-
     def _without_game(
         self, ctx: _Context, players: Sequence[Player], words: Words, tag: str | None
     ) -> None:
@@ -510,7 +508,7 @@ class Desk:
         if words.has(Word.HELP):
             self._send_help(ctx, language, index)
             return
-        games = [self._game_summary(g, p) for p in players for g in self._games_of(session, p)]
+        games = [game_summary(g, p) for p in players for g in self._games_of(session, p)]
         if words.has(Word.STATUS):
             self._send(
                 ctx,
@@ -566,7 +564,7 @@ class Desk:
                     ctx,
                     template="status",
                     language=t.language,
-                    context={"recipient": t.director_name, "games": [self._game_summary(g)]},
+                    context={"recipient": t.director_name, "games": [game_summary(g)]},
                     to=[letter.from_addr],
                     event="status",
                     g=g,
@@ -588,7 +586,7 @@ class Desk:
                 "kind": "not-a-player" if players else "unknown-sender",
                 "sender": letter.from_addr,
                 "recipient": players[0].name if players else letter.from_addr,
-                "game": self._game_summary(g),
+                "game": game_summary(g),
             },
             to=[letter.from_addr],
             event="notice",
@@ -602,7 +600,7 @@ class Desk:
             context={
                 "kind": "stranger-copy",
                 "sender": letter.from_addr,
-                "game": self._game_summary(g),
+                "game": game_summary(g),
                 "body": letter.body.strip()[:4000],
             },
             to=[t.director_email],
@@ -616,7 +614,7 @@ class Desk:
         letter = ctx.letter
         t = g.tournament
         language = language_for(mover)
-        color = chess.WHITE if mover.id == g.white_id else chess.BLACK
+        color = color_of(g, mover)
         opponent = g.black if color == chess.WHITE else g.white
         if words.has(Word.HELP):
             self._send_help(ctx, language, t.index)
@@ -655,7 +653,7 @@ class Desk:
                 ctx,
                 template="status",
                 language=language,
-                context={"recipient": mover.name, "games": [self._game_summary(g, mover)]},
+                context={"recipient": mover.name, "games": [game_summary(g, mover)]},
                 to=[mover.email],
                 event="status",
                 g=g,
@@ -843,7 +841,7 @@ class Desk:
         context: dict[str, Any] = {
             "kind": kind,
             "recipient": player.name,
-            "game": self._game_summary(g, player),
+            "game": game_summary(g, player),
         }
         context.update(extra)
         self._send(
@@ -1069,7 +1067,7 @@ class Desk:
                 "control": None,
                 "example": "",
             }
-            if board.turn == (chess.WHITE if recipient.id == g.white_id else chess.BLACK):
+            if board.turn == color_of(g, recipient):
                 state = control_of(g, board.turn)
                 context["control"] = {
                     "used": state.used_days,
@@ -1103,7 +1101,7 @@ class Desk:
                 g=g,
                 reply=reply,
                 board=board,
-                orientation=chess.WHITE if recipient.id == g.white_id else chess.BLACK,
+                orientation=color_of(g, recipient),
             )
 
     def _note_incomplete(self, ctx: _Context, g: Game, mover: Player, row: Move) -> None:
@@ -1122,7 +1120,7 @@ class Desk:
                 "kind": "incomplete-reported",
                 "player": mover.name,
                 "count": count,
-                "game": self._game_summary(g),
+                "game": game_summary(g),
             },
             to=[t.director_email],
             event="notice",

@@ -39,7 +39,7 @@ from sqlalchemy.orm import Session
 from mailbot import game
 from mailbot.gamemail import Mailer, claim_end, finish_game, game_summary
 from mailbot.leave import parse_date
-from mailbot.record import control_of, language_for, profile_of, tag_of
+from mailbot.record import color_of, control_of, language_for, profile_of, tag_of
 from mailbot.store import Claim, Game, LeaveExtra, Penalty, Player, Tournament
 
 VERBS: dict[str, tuple[str, ...]] = {
@@ -333,7 +333,7 @@ def _tell_extra_leave(desk: Desk, player: Player, days: int, year: int) -> None:
         to=[player.email],
         event="leave",
         now=desk.now,
-        orientation=chess.WHITE if player.id == g.white_id else chess.BLACK,
+        orientation=color_of(g, player),
         inbound_id=desk.inbound_id,
     )  # fmt: skip
 
@@ -423,7 +423,7 @@ def withdraw(desk: Desk, player: Player, *, valid: bool) -> str:
     entries = [
         game.PlayerGame(
             tag_of(g),
-            chess.WHITE if g.white_id == player.id else chess.BLACK,
+            color_of(g, player),
             len(g.moves),
             finished=g.result is not None,
         )

@@ -21,6 +21,11 @@ from mailbot.profile import DayCounting, Profile, profile
 from mailbot.store import Game, Player, Tournament
 
 
+def color_of(g: Game, player: Player) -> chess.Color:
+    """The colour ``player`` has in ``g``."""
+    return chess.WHITE if player.id == g.white_id else chess.BLACK
+
+
 def color_name(color: chess.Color) -> str:
     return "white" if color == chess.WHITE else "black"
 

@@ -23,7 +23,7 @@ from mailbot.gamemail import (
     settle_adjudication_claims,
     withdrawal_adjudication,
 )
-from mailbot.record import board_of, language_for, profile_of
+from mailbot.record import board_of, color_of, language_for, profile_of
 from mailbot.store import Claim, DelayNotice, Game, Leave, LeaveExtra, Player
 
 
@@ -41,10 +41,6 @@ class Request:
     inbound_id: int | None = None
 
 
-def _color(g: Game, player: Player) -> chess.Color:
-    return chess.WHITE if player.id == g.white_id else chess.BLACK
-
-
 def _reply(req: Request, g: Game, template: str, context: dict[str, object], event: str) -> None:
     req.mailer.game_mail(
         g,
@@ -54,7 +50,7 @@ def _reply(req: Request, g: Game, template: str, context: dict[str, object], eve
         to=[req.player.email],
         event=event,
         now=req.now,
-        orientation=_color(g, req.player),
+        orientation=color_of(g, req.player),
         reply_to=req.message_id,
         references=req.references,
         inbound_id=req.inbound_id,
@@ -162,7 +158,7 @@ def _refusal_reason(decision: leave.LeaveDecision) -> str:
 
 def delay_notice(req: Request, g: Game) -> None:
     """Art. 25: the player will answer later than the notice limit; protects from art. 31."""
-    color = _color(g, req.player)
+    color = color_of(g, req.player)
     ply = len(g.moves)
     g.delays.append(
         DelayNotice(color="white" if color else "black", ply_at=ply, received_at=req.received,
@@ -195,7 +191,7 @@ def claim(req: Request, g: Game, rest: str, body: str) -> None:
     t = g.tournament
     tz = ZoneInfo(t.timezone)
     today = req.received.astimezone(tz).date()
-    color = _color(g, req.player)
+    color = color_of(g, req.player)
     found = _RESULT.search(rest)
     if found and (today > (t.extended_to or t.end) or withdrawal_adjudication(g) is not None):
         result = found.group(1).replace("½-½", "1/2-1/2")
@@ -253,7 +249,7 @@ def claims_due(g: Game) -> datetime.date:
 
 def adjudication_claim(req: Request, g: Game, result: str, analysis: str) -> None:
     """Art. 52: a player's claim with analysis; equal claims settle the game at once."""
-    color = "white" if _color(g, req.player) == chess.WHITE else "black"
+    color = "white" if color_of(g, req.player) == chess.WHITE else "black"
     record = next((c for c in g.claims if c.kind == "adjudication" and c.status == "open"), None)
     if record is None:
         record = Claim(kind="adjudication", by_color=None, against=None, opened_at=req.now,

@@ -39,6 +39,8 @@ from mailbot.profile import Profile
 from mailbot.record import (
     awarded_oversteps,
     board_of,
+    color_name,
+    color_of,
     control_of,
     export_pgn,
     history,
@@ -65,10 +67,6 @@ class SweepReport:
         if not self.sent:
             return "sweep: nothing due"
         return "sweep: " + " ".join(f"{k}={v}" for k, v in sorted(self.sent.items()))
-
-
-def _color(g: Game, player: Player) -> chess.Color:
-    return chess.WHITE if player.id == g.white_id else chess.BLACK
 
 
 def record_notice(
@@ -177,7 +175,7 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
     tz = ZoneInfo(t.timezone)
     ply = len(g.moves)
     silent = g.white if ply % 2 == 0 else g.black
-    color = _color(g, silent)
+    color = color_of(g, silent)
     since = silent_since(g)
     leaves = player_leaves(silent, g)
     sent: list[str] = []
@@ -213,7 +211,9 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
         reached = clock.control_state(p, thinking, penalties, 0, awarded)
         last = reached.oversteps[-1] if reached.oversteps else None
         if last is not None and last.move_number == number and not last.awarded:
-            when = max((x.created_at for x in g.penalties if x.color == _name(color)), default=now)
+            when = max(
+                (x.created_at for x in g.penalties if x.color == color_name(color)), default=now
+            )
             if fell_due(when) and record_notice(
                 mailer.session, g, silent, "overstep", f"move-{number}", when, now
             ):
@@ -239,15 +239,11 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
     return sent
 
 
-def _name(color: chess.Color) -> str:
-    return "white" if color == chess.WHITE else "black"
-
-
 def _accepted_moves(g: Game, color: chess.Color, played: int) -> list[clock.MoveTime]:
     """The silent player's moves the opponent's pending conditional line would play
     at no cost if accepted (each answered by the line), before the charged move."""
     line = g.pending_conditional or []
-    if not line or g.pending_conditional_by == _name(color):
+    if not line or g.pending_conditional_by == color_name(color):
         return []
     return [clock.MoveTime(played + 1 + i, 0) for i in range(len(line) // 2)]
 
@@ -298,7 +294,7 @@ def send_repeat(
         event="repeat",
         now=now,
         board=board_of(g),
-        orientation=_color(g, silent),
+        orientation=color_of(g, silent),
         extra={"X-Mailbot-Due": due.astimezone(tz).date().isoformat()},
     )
 
@@ -587,7 +583,7 @@ def overstep_on_move(
     The notice is keyed by the move number, like the sweep's for a silent
     player, so the overstep is reported once whichever finds it first.
     """
-    color = _color(g, mover)
+    color = color_of(g, mover)
     state = control_of(g, color)
     if not state.oversteps:
         return False
