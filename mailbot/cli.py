@@ -36,6 +36,7 @@ from sqlalchemy.orm import Session
 
 from mailbot import __version__
 from mailbot.config import Config, ConfigError, load_config
+from mailbot.postman import compose_address
 from mailbot.startlist import StartListError, load_start_list
 from mailbot.store import (
     DuplicateTournamentError,
@@ -144,8 +145,12 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
 )
 def tournament_import(ctx: Context, args: argparse.Namespace) -> int:
     path: Path = args.file
+    config = ctx.settings
+    bot = [compose_address(config.smtp.sender), config.imap.username]
     try:
-        start_list = load_start_list(path)
+        start_list = load_start_list(
+            path, special_use=config.policy.special_use_domains, bot_addresses=bot
+        )
     except StartListError as exc:
         raise UsageError(f"{path}: {exc}") from None
     engine = make_engine(ctx.settings.database)
@@ -206,15 +211,11 @@ def _poll_arguments(parser: argparse.ArgumentParser) -> None:
 )
 def poll(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot.daemon import poll_once
-    from mailbot.inbox import MailboxError
 
     _fix_now(ctx, args)
     engine = make_engine(ctx.settings.database)
     try:
         report = poll_once(ctx.settings, session_factory(engine), ctx.now)
-    except MailboxError as exc:
-        log.error("%s", exc)
-        return 1
     finally:
         engine.dispose()
     print(report.line(), file=ctx.stdout)
@@ -227,7 +228,7 @@ def poll(ctx: Context, args: argparse.Namespace) -> int:
     arguments=_now_arguments,
 )
 def sweep(ctx: Context, args: argparse.Namespace) -> int:
-    from mailbot.outbox import deliver_due
+    from mailbot.daemon import deliver
     from mailbot.postman import Postman
     from mailbot.sweep import sweep as run_sweep
 
@@ -236,14 +237,10 @@ def sweep(ctx: Context, args: argparse.Namespace) -> int:
     try:
         sessions = session_factory(engine)
         report = run_sweep(sessions, ctx.settings.smtp.sender, ctx.now())
-        delivery = deliver_due(sessions, Postman(ctx.settings.smtp), ctx.now())
+        delivery = deliver(ctx.settings, sessions, Postman(ctx.settings.smtp), ctx.now())
     finally:
         engine.dispose()
-    print(
-        f"{report.line()}; sent={delivery.sent} deferred={delivery.deferred} "
-        f"failed={delivery.failed}",
-        file=ctx.stdout,
-    )
+    print(f"{report.line()}; {delivery.line()}", file=ctx.stdout)
     return 0
 
 
@@ -264,9 +261,9 @@ def td(ctx: Context, args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
     from mailbot import director
+    from mailbot.daemon import deliver
     from mailbot.gamemail import Mailer
     from mailbot.notices import Renderer
-    from mailbot.outbox import deliver_due
     from mailbot.postman import Postman
     from mailbot.store import Tournament
 
@@ -289,7 +286,7 @@ def td(ctx: Context, args: argparse.Namespace) -> int:
                 done = director.carry_out(desk, order)
             except director.OrderError as exc:
                 raise UsageError(str(exc)) from None
-        deliver_due(sessions, Postman(ctx.settings.smtp), ctx.now())
+        deliver(ctx.settings, sessions, Postman(ctx.settings.smtp), ctx.now())
     finally:
         engine.dispose()
     print(done, file=ctx.stdout)
@@ -368,6 +365,35 @@ def standings(ctx: Context, args: argparse.Namespace) -> int:
     return _report(ctx, lambda session: report.standings_of(session, args.index))
 
 
+def _outbox_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--failed", action="store_true", help="the mail given up instead of the mail waiting"
+    )
+
+
+@command(
+    "outbox",
+    help="mail waiting to be sent, or given up (--failed): id, recipient, subject, attempts, "
+    "last error",
+    arguments=_outbox_arguments,
+)
+def outbox(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot.outbox import listing
+
+    def lines(session: Session) -> str:
+        rows = listing(session, failed=args.failed)
+        if not rows:
+            return "no mail given up" if args.failed else "no mail waiting"
+        out = []
+        for row in rows:
+            to = ", ".join([*row.to_addrs, *row.cc_addrs])
+            error = (row.last_error or "-").replace("\n", " ")
+            out.append(f"{row.id}\t{to}\t{row.subject}\t{row.attempts}\t{error}")
+        return "\n".join(out)
+
+    return _report(ctx, lines)
+
+
 @command(
     "demo",
     help="play a short game through the real pipeline on embedded servers",
@@ -406,6 +432,11 @@ def build_parser() -> argparse.ArgumentParser:
                 )
         sub = groups[cmd.words[:-1]].add_parser(cmd.words[-1], help=cmd.help)
         sub.set_defaults(_command=cmd)
+        if cmd.needs_config:
+            # -c may come after the command too (mailbot init -c C)
+            sub.add_argument(
+                "-c", "--config", type=Path, default=argparse.SUPPRESS, help=argparse.SUPPRESS
+            )
         if cmd.arguments is not None:
             cmd.arguments(sub)
     return parser
@@ -447,9 +478,49 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
         except KeyboardInterrupt:
             print(f"{PROGRAM}: interrupted", file=sys.stderr)
             return 1
-        except Exception:
-            log.exception("%s failed", " ".join(cmd.words))
+        except Exception as exc:
+            problem = infrastructure_problem(exc, config, path)
+            if problem is None:
+                log.exception("%s failed", " ".join(cmd.words))
+                return 1
+            print(f"{PROGRAM}: {problem}", file=sys.stderr)
+            log.debug("the failure in full", exc_info=True)
             return 1
+
+
+def infrastructure_problem(exc: Exception, config: Config | None, path: Path) -> str | None:
+    """One line for a server that cannot be reached: what, where, what to check.
+
+    None when ``exc`` is not about the database or a mail server (a bug: logged in full).
+    """
+    from sqlalchemy.exc import (
+        DisconnectionError,
+        InterfaceError,
+        OperationalError,
+        ProgrammingError,
+        TimeoutError,
+    )
+
+    from mailbot.desk import StoreUnavailable
+    from mailbot.inbox import MailboxError
+
+    if isinstance(exc, StoreUnavailable):
+        return f"{exc}; check that the server runs and `database` in {path}"
+    if isinstance(exc, MailboxError):
+        return f"{exc}; check that the server runs and `imap` in {path}"
+    where = describe_url(config.database) if config is not None else "the database"
+    lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    reason = lines[0] if lines else type(exc).__name__
+    if isinstance(exc, OperationalError | ProgrammingError) and (
+        "no such table" in reason or ("relation" in reason and "does not exist" in reason)
+    ):
+        return f"the database {where} has no tables yet ({reason}); run: mailbot -c {path} init"
+    if isinstance(exc, OperationalError | InterfaceError | DisconnectionError | TimeoutError):
+        return (
+            f"the database {where} cannot be used ({reason}); "
+            f"check that the server runs and `database` in {path}"
+        )
+    return None
 
 
 @contextlib.contextmanager

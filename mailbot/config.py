@@ -80,6 +80,8 @@ class ImapConfig:
     idle_seconds: int = 300
     #: Polling interval for servers without IDLE.
     poll_seconds: int = 60
+    #: Connect and read timeout, in seconds.
+    timeout: int = 15
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,10 +91,13 @@ class SmtpConfig:
     host: str
     port: int
     security: Security
-    username: str
-    password: str = dataclasses.field(repr=False)
     #: The ``From:`` of every message the bot sends.
     sender: str
+    #: Without a username the bot sends without AUTH (a local MTA or a trusted relay).
+    username: str | None = None
+    password: str | None = dataclasses.field(default=None, repr=False)
+    #: Connect and read timeout, in seconds.
+    timeout: int = 15
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,6 +110,9 @@ class PolicyConfig:
     require_dmarc: bool = False
     #: The most answers one sender gets per day (loop protection).
     replies_per_sender_per_day: int = 20
+    #: Accept addresses on special-use domains (``.local``, ``.internal``, ``.test``...)
+    #: in start lists, for a club whose mail stays inside its own network.
+    special_use_domains: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -185,6 +193,7 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         quarantine_folder=imap.text("quarantine_folder", default="Quarantine"),
         idle_seconds=imap.whole("idle_seconds", default=300, low=1),
         poll_seconds=imap.whole("poll_seconds", default=60, low=1),
+        timeout=imap.whole("timeout", default=15, low=1, high=600),
     )
     imap.finish()
 
@@ -193,17 +202,21 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         host=smtp.text("host"),
         port=smtp.port("port"),
         security=smtp.choice("security", Security),
-        username=smtp.text("username", empty=True),
-        password=smtp.text("password", empty=True),
+        username=smtp.text("username", default=None, empty=True) or None,
+        password=smtp.text("password", default=None, empty=True),
         sender=smtp.text("sender"),
+        timeout=smtp.whole("timeout", default=15, low=1, high=600),
     )
     smtp.finish()
+    if smtp_config.password and not smtp_config.username:
+        raise ConfigError("smtp.username", "is required when smtp.password is given")
 
     policy = top.section("policy", optional=True)
     policy_config = PolicyConfig(
         authserv_id=policy.text("authserv_id", default=None),
         require_dmarc=policy.flag("require_dmarc", default=False),
         replies_per_sender_per_day=policy.whole("replies_per_sender_per_day", default=20, low=0),
+        special_use_domains=policy.flag("special_use_domains", default=False),
     )
     policy.finish()
     if policy_config.require_dmarc and policy_config.authserv_id is None:

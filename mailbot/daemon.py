@@ -3,8 +3,11 @@
 A pass fetches every message waiting in the inbox, hands each to the desk,
 files it (done or quarantine) only after the desk committed, then sends what
 the outbox has due. The daemon repeats passes, waiting with IMAP IDLE in
-between (re-issued every few minutes), reconnects with back-off when the
-server goes away, and stops cleanly on SIGTERM.
+between (re-issued every few minutes), and never exits on its own: when the
+IMAP server, the database or the SMTP server goes away it logs one line,
+waits with back-off and goes on. SIGTERM stops it within seconds, even in
+the middle of a backlog or while SMTP hangs: the message in hand is finished
+or rolled back, the rest waits for the next start.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import signal
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from types import FrameType
 from zoneinfo import ZoneInfo
 
@@ -25,14 +29,19 @@ from apscheduler.triggers.cron import CronTrigger
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import Config
-from mailbot.desk import Desk, Outcome, Policy
+from mailbot.desk import Desk, Outcome, Policy, StoreUnavailable
+from mailbot.gamemail import tell_director_undeliverable
 from mailbot.inbox import Mailbox, MailboxError
 from mailbot.outbox import Delivery, deliver_due
 from mailbot.postman import Postman
+from mailbot.store import store_problem
 
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime.datetime]
+
+#: The longest wait between two attempts to reach a server that is down.
+MAX_BACKOFF = 300.0
 
 
 def wall_clock() -> datetime.datetime:
@@ -55,6 +64,23 @@ def policy_of(config: Config) -> Policy:
     )
 
 
+def deliver(
+    config: Config,
+    sessions: sessionmaker[Session],
+    postman: Postman,
+    now: datetime.datetime,
+    stopping: Callable[[], bool] = lambda: False,
+) -> Delivery:
+    """Send what the outbox has due; a message given up is reported to its director."""
+    return deliver_due(
+        sessions,
+        postman,
+        now,
+        on_give_up=tell_director_undeliverable(config.smtp.sender),
+        stopping=stopping,
+    )
+
+
 @dataclasses.dataclass(frozen=True)
 class PassReport:
     """What one pass did: outcomes by kind and the outbox delivery."""
@@ -64,17 +90,32 @@ class PassReport:
 
     def line(self) -> str:
         parts = [f"{k}={v}" for k, v in sorted(self.outcomes.items())]
-        d = self.delivery
-        parts.append(f"sent={d.sent} deferred={d.deferred} failed={d.failed}")
+        parts.append(self.delivery.line())
         return "poll: " + " ".join(parts)
 
 
-def read_mailbox(mailbox: Mailbox, desk: Desk, now: Clock) -> Counter[str]:
-    """Hand every waiting message to the desk and file it by the outcome."""
+def read_mailbox(
+    mailbox: Mailbox,
+    desk: Desk,
+    now: Clock,
+    stopping: Callable[[], bool] = lambda: False,
+    guard: Callable[[], AbstractContextManager[None]] | None = None,
+) -> Counter[str]:
+    """Hand every waiting message to the desk and file it by the outcome.
+
+    Stops between two messages once ``stopping()`` says so. ``guard`` wraps
+    the desk's work on each message (the daemon holds its stop signal there).
+    """
     counts: Counter[str] = Counter()
     uids = mailbox.pending_uids()
     for fetched in mailbox.fetch(uids):
-        outcome = desk.receive(fetched, now())
+        if stopping():
+            break
+        if guard is None:
+            outcome = desk.receive(fetched, now())
+        else:
+            with guard():
+                outcome = desk.receive(fetched, now())
         counts[outcome.value] += 1
         if outcome is Outcome.QUARANTINED:
             mailbox.file_quarantine(fetched.uid)
@@ -84,23 +125,45 @@ def read_mailbox(mailbox: Mailbox, desk: Desk, now: Clock) -> Counter[str]:
 
 
 def poll_once(config: Config, sessions: sessionmaker[Session], now: Clock) -> PassReport:
-    """One pass: read the inbox, then send what is due (``mailbot poll --once``)."""
+    """One pass: read the inbox, then send what is due (``mailbot poll --once``).
+
+    Raises :class:`MailboxError` or :class:`StoreUnavailable` when a server
+    cannot be reached; a bad message never makes it fail.
+    """
     desk = Desk(sessions, policy_of(config))
+    postman = Postman(config.smtp)
     try:
         with Mailbox(config.imap) as mailbox:
             counts = read_mailbox(mailbox, desk, now)
-    finally:
+    except StoreUnavailable:
+        raise
+    except BaseException:
         # what is committed goes out even when the mailbox fails mid-pass
-        delivery = deliver_due(sessions, Postman(config.smtp), now())
+        _deliver_quietly(config, sessions, postman, now())
+        raise
+    delivery = deliver(config, sessions, postman, now())
     return PassReport(dict(counts), delivery)
 
 
-class _Stop(Exception):
-    """Raised by the SIGTERM handler to leave a blocking IDLE wait."""
+def _deliver_quietly(
+    config: Config, sessions: sessionmaker[Session], postman: Postman, now: datetime.datetime
+) -> None:
+    try:
+        deliver(config, sessions, postman, now)
+    except Exception as exc:
+        log.warning("outbox: %s", exc)
+
+
+class _Stop(BaseException):
+    """Raised by the SIGTERM handler to leave a blocking wait or network call.
+
+    A ``BaseException``, so that no ``except Exception`` on the way mistakes
+    a stop for a failure.
+    """
 
 
 class Daemon:
-    """``mailbot run``: passes, IDLE waits, the daily sweep, clean stop."""
+    """``mailbot run``: passes, IDLE waits, the daily sweep, outages, clean stop."""
 
     def __init__(
         self,
@@ -115,15 +178,51 @@ class Daemon:
         self.postman = Postman(config.smtp)
         self.sweep = sweep
         self.stopping = threading.Event()
-        self._waiting = False
+        #: While set, a stop signal waits for the work in hand (the desk, the sweep).
+        self._holding = 0
         #: Set by the scheduler at the configured hour (and at start, to catch up).
         self.sweep_due = threading.Event()
+        self._outage: str | None = None
+
+    # -- signals ---------------------------------------------------------------
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
-        log.info("signal %s: stopping", signum)
+        if not self.stopping.is_set():
+            log.info("signal %s: stopping", signum)
         self.stopping.set()
-        if self._waiting:
+        if not self._holding:
             raise _Stop
+
+    @contextmanager
+    def _hold(self) -> Iterator[None]:
+        """Finish the work in hand before a stop signal takes effect."""
+        self._holding += 1
+        try:
+            yield
+        finally:
+            self._holding -= 1
+        if self.stopping.is_set() and not self._holding:
+            raise _Stop
+
+    def _is_stopping(self) -> bool:
+        return self.stopping.is_set()
+
+    # -- outages ---------------------------------------------------------------
+
+    def _down(self, problem: str, delay: float) -> None:
+        """One line when something goes away (and when it changes), not one per retry."""
+        if problem != self._outage:
+            log.warning("%s; trying again in %.0f s, then less and less often", problem, delay)
+        else:
+            log.debug("%s; trying again in %.0f s", problem, delay)
+        self._outage = problem
+
+    def _up(self) -> None:
+        if self._outage is not None:
+            log.info("working again after: %s", self._outage)
+            self._outage = None
+
+    # -- the work ----------------------------------------------------------------
 
     def _maybe_sweep(self) -> None:
         """Run the sweep when the scheduler said it is due (in this thread: one writer)."""
@@ -131,9 +230,39 @@ class Daemon:
             return
         self.sweep_due.clear()
         try:
-            self.sweep(wall_clock())
-        except Exception:
-            log.exception("sweep failed")
+            with self._hold():
+                self.sweep(wall_clock())
+        except Exception as exc:
+            self.sweep_due.set()  # try again after the next wait
+            problem = store_problem(self.sessions)
+            if problem is not None:
+                raise StoreUnavailable(problem) from exc
+            log.error("sweep failed: %s: %s", type(exc).__name__, exc)
+            log.debug("the failure in full", exc_info=True)
+            self.sweep_due.clear()
+
+    def _deliver(self) -> None:
+        try:
+            delivery = deliver(
+                self.config, self.sessions, self.postman, wall_clock(), self._is_stopping
+            )
+        except Exception as exc:
+            problem = store_problem(self.sessions)
+            if problem is not None:
+                raise StoreUnavailable(problem) from exc
+            log.error("outbox: %s: %s", type(exc).__name__, exc)
+            log.debug("the failure in full", exc_info=True)
+            return
+        if delivery.sent or delivery.deferred or delivery.failed:
+            log.info("outbox: %s", delivery.line())
+
+    def _pass(self, mailbox: Mailbox) -> None:
+        counts = read_mailbox(mailbox, self.desk, wall_clock, self._is_stopping, self._hold)
+        if counts:
+            log.info("read %s", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+        self._up()
+        self._maybe_sweep()
+        self._deliver()
 
     def _scheduler(self) -> BackgroundScheduler:
         """APScheduler marks the daily sweep due; the loop runs it between IDLE waits."""
@@ -156,51 +285,44 @@ class Daemon:
         self.sweep_due.set()  # catch up on whatever fell due while the bot was down
         try:
             return self._loop()
+        except _Stop:
+            log.info("stopped")
+            return 0
         finally:
             scheduler.shutdown(wait=False)
 
     def _loop(self) -> int:
         delay = 1.0
+        imap = self.config.imap
         while not self.stopping.is_set():
             try:
-                with Mailbox(self.config.imap) as mailbox:
-                    delay = 1.0
-                    log.info("connected to %s", self.config.imap.host)
+                with Mailbox(imap) as mailbox:
+                    log.info("connected to IMAP %s:%s", imap.host, imap.port)
                     while not self.stopping.is_set():
-                        counts = read_mailbox(mailbox, self.desk, wall_clock)
-                        if counts:
-                            log.info("handled %s", dict(counts))
-                        self._maybe_sweep()
-                        delivery = deliver_due(self.sessions, self.postman, wall_clock())
-                        if delivery.sent or delivery.deferred or delivery.failed:
-                            log.info("outbox: %s", delivery)
+                        self._pass(mailbox)
+                        delay = 1.0
                         if self.stopping.is_set():
                             break
-                        self._waiting = True
-                        try:
-                            mailbox.wait(
-                                self.config.imap.idle_seconds, self.config.imap.poll_seconds
-                            )
-                        finally:
-                            self._waiting = False
-            except _Stop:
-                break
+                        mailbox.wait(imap.idle_seconds, imap.poll_seconds)
+                continue
             except MailboxError as exc:
-                if self.stopping.is_set():
-                    break
-                log.warning("mailbox: %s; reconnecting in %.0f s", exc, delay)
-                self._maybe_sweep()  # deadlines do not wait for the mailbox
-                try:
-                    deliver_due(self.sessions, self.postman, wall_clock())
-                except Exception:
-                    log.exception("outbox delivery failed")
-                self._waiting = True
-                try:
-                    time.sleep(delay)
-                except _Stop:
-                    break
-                finally:
-                    self._waiting = False
-                delay = min(delay * 2, 300.0)
+                problem = str(exc)
+                if not self.stopping.is_set():
+                    # deadlines and mail already written do not wait for the mailbox
+                    try:
+                        self._maybe_sweep()
+                        self._deliver()
+                    except StoreUnavailable as store:
+                        problem = f"{problem}; {store}"
+            except StoreUnavailable as exc:
+                problem = str(exc)
+            except Exception as exc:  # never exit on our own
+                problem = f"unexpected {type(exc).__name__}: {exc}"
+                log.debug("the failure in full", exc_info=True)
+            if self.stopping.is_set():
+                break
+            self._down(problem, delay)
+            time.sleep(delay)
+            delay = min(delay * 2, MAX_BACKOFF)
         log.info("stopped")
         return 0

@@ -2,9 +2,16 @@
 
 One inbound message is handled in one database transaction: its row (with the
 raw bytes), the moves and penalties it causes, and every reply it causes in
-the outbox. A message already handled is recognised by its Message-ID, the
-hash of its bytes, or its (folder, UIDVALIDITY, UID), and is not applied
-again (design.md, invariant 1).
+the outbox. A message already handled is recognised by the hash of its bytes,
+its (folder, UIDVALIDITY, UID), or its fingerprint (the same Message-ID from
+the same sender with the same text), and is not applied again (design.md,
+invariant 1). A reused Message-ID alone proves nothing: that message is new.
+
+Whatever fails in one message stays with that message: the failure is
+recorded in a transaction of its own, the message is tried again at the next
+pass, and after :data:`MAX_ATTEMPTS` it goes to quarantine and the director
+is told once. Only a database that cannot be reached stops the pass
+(:class:`StoreUnavailable`).
 """
 
 from __future__ import annotations
@@ -24,8 +31,9 @@ from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot import director, game, referee, requests
-from mailbot.gamemail import Mailer, finish_game, game_summary
+from mailbot import director, game, referee, requests, trust
+from mailbot.addresses import normal_address
+from mailbot.gamemail import Mailer, director_error_notice, finish_game, game_summary
 from mailbot.inbox import Fetched
 from mailbot.intent import Word, Words, help_words, read_words
 from mailbot.letters import Letter, read_letter
@@ -44,12 +52,14 @@ from mailbot.record import (
     move_line,
     notation_for,
     profile_of,
+    tag_of,
     totals,
     write_pair_from,
 )
 from mailbot.store import (
     Claim,
     Game,
+    HeldOrder,
     InboundMessage,
     Move,
     Outbox,
@@ -57,6 +67,7 @@ from mailbot.store import (
     Player,
     ReplyCount,
     Tournament,
+    store_problem,
 )
 from mailbot.sweep import overstep_on_move, play_stops_at
 
@@ -64,6 +75,10 @@ log = logging.getLogger(__name__)
 
 #: A message that failed this many times goes to quarantine.
 MAX_ATTEMPTS = 3
+#: How long orders held for the director's confirmation stay open.
+HOLD_DAYS = 7
+#: A sender who is neither a player nor a director gets at most this many answers a day.
+STRANGER_ANSWERS_PER_DAY = 1
 
 
 class Outcome(enum.Enum):
@@ -74,6 +89,10 @@ class Outcome(enum.Enum):
     IGNORED = "ignored"
     FAILED = "failed"
     QUARANTINED = "quarantined"
+
+
+class StoreUnavailable(RuntimeError):
+    """The database cannot be reached: no message can be handled until it is back."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,7 +108,29 @@ class Policy:
 
     @property
     def address(self) -> str:
-        return compose_address(self.sender).lower()
+        return normal_address(compose_address(self.sender))
+
+
+def fingerprint(letter: Letter) -> str | None:
+    """What makes two deliveries the same message: Message-ID, sender and text.
+
+    None for a message without a Message-ID (then only its bytes identify it).
+    """
+    if not letter.message_id:
+        return None
+    parts = (letter.message_id, letter.from_addr, letter.subject, letter.full_text)
+    return hashlib.sha256("\x00".join(parts).encode("utf-8", "replace")).hexdigest()
+
+
+def _short(value: str | None, size: int = 80) -> str:
+    if not value:
+        return "-"
+    return value if len(value) <= size else value[: size - 1] + "…"
+
+
+def _storable(value: str, size: int = 2000) -> str:
+    """Text the database takes whatever the mail put in it (reasons, errors)."""
+    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]", "", value)[:size]
 
 
 # ---------------------------------------------------------------------------
@@ -106,6 +147,10 @@ class _Context:
     now: datetime.datetime
     #: Whether the reply cap lets the bot answer the sender (decided once per message).
     answering: bool | None = None
+    #: The sender plays or directs in a tournament (a stranger gets fewer answers).
+    known: bool = True
+    #: The receiving server vouched for the From (a DMARC pass).
+    authenticated: bool = False
 
 
 class Desk:
@@ -121,21 +166,52 @@ class Desk:
     # -- entry point ---------------------------------------------------------
 
     def receive(self, fetched: Fetched, now: datetime.datetime) -> Outcome:
-        """Handle one fetched message; never raises for a bad message."""
+        """Handle one fetched message.
+
+        Never raises for a bad message, however broken; raises
+        :class:`StoreUnavailable` when the database cannot be reached.
+        """
         sha = hashlib.sha256(fetched.raw).hexdigest()
         letter = read_letter(fetched.raw, own_addresses=(self.policy.address,))
+        mark = fingerprint(letter)
+        try:
+            outcome = self._receive(fetched, letter, sha, mark, now)
+        except StoreUnavailable:
+            raise
+        except Exception as exc:
+            self._check_store(exc)
+            log.warning(
+                "message %s from %s failed: %s: %s",
+                _short(letter.message_id),
+                _short(letter.from_addr),
+                type(exc).__name__,
+                _short(str(exc), 300),
+            )
+            log.debug("the failure in full", exc_info=True)
+            return self._failed(letter, sha, mark, fetched, now, exc)
+        return outcome
+
+    def _receive(
+        self,
+        fetched: Fetched,
+        letter: Letter,
+        sha: str,
+        mark: str | None,
+        now: datetime.datetime,
+    ) -> Outcome:
         with self.sessions() as session:
-            known = self._find(session, letter, sha, fetched)
+            known = self._find(session, sha, mark, fetched)
             if known is not None and known.status == "quarantined":
                 # a copy of poison (or one whose filing was cut short) joins it
                 return Outcome.QUARANTINED
             if known is not None and known.status != "new":
+                log.info("message %s: already handled", _short(letter.message_id))
                 return Outcome.DUPLICATE
         try:
             with self.sessions() as session, session.begin():
-                inbound = self._find(session, letter, sha, fetched)
+                inbound = self._find(session, sha, mark, fetched)
                 if inbound is None:
-                    inbound = self._record(session, letter, sha, fetched, now)
+                    inbound = self._record(session, letter, sha, mark, fetched, now)
                 elif inbound.status != "new":
                     return Outcome.DUPLICATE
                 ctx = _Context(session, inbound, letter, now)
@@ -143,28 +219,47 @@ class Desk:
                 if inbound.status == "new":
                     inbound.status = "processed"
                 inbound.handled_at = now
+                inbound.reason = _storable(inbound.reason) if inbound.reason else None
                 status = inbound.status
-        except IntegrityError as exc:
+                self._log_outcome(ctx)
+        except IntegrityError:
             with self.sessions() as session:
-                known = self._find(session, letter, sha, fetched)
+                known = self._find(session, sha, mark, fetched)
                 if known is not None and known.status != "new":
                     # another worker recorded the same message first
-                    log.info("message %s already recorded", letter.message_id)
+                    log.info("message %s already recorded", _short(letter.message_id))
                     return Outcome.DUPLICATE
-            # any other conflict is a failure like the rest: retried, then quarantined
-            log.exception("message %s failed", letter.message_id or sha[:12])
-            return self._failed(letter, sha, fetched, now, exc)
-        except Exception as exc:
-            log.exception("message %s failed", letter.message_id or sha[:12])
-            return self._failed(letter, sha, fetched, now, exc)
+            raise  # any other conflict is a failure like the rest: retried, then quarantined
         return Outcome.IGNORED if status == "ignored" else Outcome.HANDLED
 
+    def _log_outcome(self, ctx: _Context) -> None:
+        row = ctx.inbound
+        where = ""
+        g = ctx.session.get(Game, row.game_id) if row.game_id else None
+        if g is not None:
+            last = f" {g.moves[-1].uci}" if g.moves else ""
+            where = f" game {tag_of(g)} ply {len(g.moves)}{last}"
+        log.info(
+            "message %s from %s:%s %s%s",
+            _short(ctx.letter.message_id),
+            _short(ctx.letter.from_addr),
+            where,
+            row.status,
+            f" ({_short(row.reason, 160)})" if row.reason else "",
+        )
+
+    def _check_store(self, exc: BaseException) -> None:
+        """Raise :class:`StoreUnavailable` when the database, not the message, is at fault."""
+        problem = store_problem(self.sessions)
+        if problem is not None:
+            raise StoreUnavailable(problem) from exc
+
     def _find(
-        self, session: Session, letter: Letter, sha: str, fetched: Fetched
+        self, session: Session, sha: str, mark: str | None, fetched: Fetched
     ) -> InboundMessage | None:
         clauses = [InboundMessage.raw_sha256 == sha]
-        if letter.message_id:
-            clauses.append(InboundMessage.message_id == letter.message_id)
+        if mark is not None:
+            clauses.append(InboundMessage.fingerprint == mark)
         found = session.scalars(select(InboundMessage).where(or_(*clauses))).first()
         if found is None:
             found = session.scalars(
@@ -177,17 +272,25 @@ class Desk:
         return found
 
     def _record(
-        self, session: Session, letter: Letter, sha: str, fetched: Fetched, now: datetime.datetime
+        self,
+        session: Session,
+        letter: Letter | None,
+        sha: str,
+        mark: str | None,
+        fetched: Fetched,
+        now: datetime.datetime,
     ) -> InboundMessage:
+        """The inbound row; without ``letter`` only what the mailbox says (poison's last resort)."""
         row = InboundMessage(
-            message_id=letter.message_id,
+            message_id=letter.message_id if letter else None,
             raw_sha256=sha,
+            fingerprint=mark if letter else None,
             folder=fetched.folder,
             uidvalidity=fetched.uidvalidity,
             uid=fetched.uid,
             internaldate=fetched.internaldate,
-            from_addr=letter.from_addr or None,
-            subject=letter.subject[:2000],
+            from_addr=(letter.from_addr or None) if letter else None,
+            subject=letter.subject if letter else None,
             raw=fetched.raw,
             status="new",
             attempts=0,
@@ -201,21 +304,56 @@ class Desk:
         self,
         letter: Letter,
         sha: str,
+        mark: str | None,
+        fetched: Fetched,
+        now: datetime.datetime,
+        exc: Exception,
+    ) -> Outcome:
+        """Count a failed attempt in a transaction of its own; quarantine after the last.
+
+        If even that fails with what the letter says, the bare message is
+        recorded; if nothing can be recorded, it goes to quarantine unrecorded.
+        """
+        for bare in (False, True):
+            try:
+                return self._count_failure(None if bare else letter, sha, mark, fetched, now, exc)
+            except Exception as again:
+                self._check_store(again)
+                log.warning("recording the failure failed: %s", _short(str(again), 300))
+        log.error(
+            "message %s from %s cannot be recorded; it goes to quarantine",
+            _short(letter.message_id),
+            _short(letter.from_addr),
+        )
+        return Outcome.QUARANTINED
+
+    def _count_failure(
+        self,
+        letter: Letter | None,
+        sha: str,
+        mark: str | None,
         fetched: Fetched,
         now: datetime.datetime,
         exc: Exception,
     ) -> Outcome:
         with self.sessions() as session, session.begin():
-            row = self._find(session, letter, sha, fetched) or self._record(
-                session, letter, sha, fetched, now
+            row = self._find(session, sha, mark if letter else None, fetched) or self._record(
+                session, letter, sha, mark, fetched, now
             )
             row.attempts += 1
-            row.last_error = f"{type(exc).__name__}: {exc}"[:2000]
+            row.last_error = _storable(f"{type(exc).__name__}: {exc}")
             if row.attempts < MAX_ATTEMPTS:
                 return Outcome.FAILED
             row.status = "quarantined"
-            row.reason = "failed three times"
+            row.reason = f"failed {row.attempts} times"
             row.handled_at = now
+            log.error(
+                "message %s from %s quarantined after %d failures: %s",
+                _short(row.message_id),
+                _short(row.from_addr),
+                row.attempts,
+                _short(row.last_error, 300),
+            )
             self._tell_directors_of_quarantine(session, row, now)
         return Outcome.QUARANTINED
 
@@ -223,38 +361,25 @@ class Desk:
         self, session: Session, row: InboundMessage, now: datetime.datetime
     ) -> None:
         directors: dict[str, Tournament] = {}
-        sender = (row.from_addr or "").lower()
+        sender = row.from_addr or ""
         players = session.scalars(select(Player).where(Player.email == sender)).all()
         tournaments = [p.tournament for p in players] or list(
             session.scalars(select(Tournament)).all()
         )
         for t in tournaments:
             directors.setdefault(t.director_email, t)
-        for address, t in directors.items():
-            rendered = self.renderer.render(
-                "notice",
-                t.language,
-                {
-                    "kind": "quarantine",
-                    "sender": row.from_addr or "?",
-                    "subject": row.subject or "",
-                    "received": row.internaldate.isoformat(timespec="minutes"),
-                    "attempts": row.attempts,
-                    "folder": "Quarantine",
-                    "error": row.last_error or "",
-                },
-            )
-            queue(
-                session,
-                sender=self.policy.sender,
-                to=[address],
-                subject=f"[{t.index}] {rendered.what}",
-                text=rendered.text,
-                html=rendered.html,
-                event="error",
-                now=now,
-                headers={"Auto-Submitted": "auto-generated", "X-Mailbot-Event": "error"},
-                inbound_id=row.id,
+        for t in directors.values():
+            context = {
+                "kind": "quarantine",
+                "sender": row.from_addr or "?",
+                "subject": row.subject or "",
+                "received": row.internaldate.isoformat(timespec="minutes"),
+                "attempts": row.attempts,
+                "folder": "Quarantine",
+                "error": row.last_error or "",
+            }
+            director_error_notice(
+                session, self.policy.sender, self.renderer, t, context, now, inbound_id=row.id
             )
 
     # -- dispatch --------------------------------------------------------------
@@ -264,22 +389,32 @@ class Desk:
         if letter.auto is not None:
             inbound.status = "ignored"
             inbound.reason = f"automatic mail: {letter.auto.value}"
-            log.info("ignored %s: %s", letter.message_id, inbound.reason)
             return
-        if not letter.from_addr:
+        problem = trust.sender_problem(letter.senders, letter.from_fields)
+        if problem is None and not letter.from_addr:
+            problem = "no sender address"
+        if problem is not None:
+            # nobody can be answered safely: the From names no one, or someone else too
             inbound.status = "ignored"
-            inbound.reason = "no sender address"
+            inbound.reason = problem
+            log.warning("ignored %s: %s", _short(letter.message_id), problem)
             return
-        refusal = self._authentication_refusal(letter)
+        refusal = self._authentication_refusal(ctx)
         if refusal is not None:
             inbound.status = "ignored"
             inbound.reason = refusal
-            log.warning("ignored %s from %s: %s", letter.message_id, letter.from_addr, refusal)
+            log.warning(
+                "ignored %s from %s: %s", _short(letter.message_id), letter.from_addr, refusal
+            )
             return
         players = session.scalars(
             select(Player).join(Tournament).where(Player.email == letter.from_addr)
         ).all()
         directed = director.tournaments_of(session, letter.from_addr)
+        ctx.known = bool(players or directed)
+        if ctx.known and (not letter.readable or (letter.garbled and not letter.body.strip())):
+            self._unreadable(ctx, players, directed)
+            return
         if directed and self._director_orders(ctx, directed):
             return
         words = read_words(letter.body)
@@ -302,27 +437,51 @@ class Desk:
             return
         self._in_game(ctx, g, mover, words)
 
-    def _authentication_refusal(self, letter: Letter) -> str | None:
-        """Why the sender cannot be trusted under the policy, or None."""
+    def _authentication_refusal(self, ctx: _Context) -> str | None:
+        """Why the sender cannot be trusted under the policy, or None.
+
+        Sets ``ctx.authenticated`` when the receiving server vouches for the From.
+        """
         authserv = self.policy.authserv_id
         if not authserv:
             return None
-        verdict: str | None = None
-        # The receiving server adds its header on top; one further down with the
-        # same authserv-id came with the message and may be forged (RFC 8601 5).
-        for header in letter.authentication_results:
-            server, _, rest = header.partition(";")
-            if [s.lower() for s in server.strip().split()[0:1]] != [authserv.lower()]:
-                continue
-            match = re.search(r"\bdmarc=(\w+)", rest)
-            if match:
-                verdict = match.group(1).lower()
-                break
-        if verdict == "fail":
+        letter = ctx.letter
+        domain = letter.from_addr.rpartition("@")[2]
+        verdict = trust.dmarc_verdict(letter.authentication_results, authserv, domain)
+        ctx.authenticated = verdict is trust.Dmarc.PASS
+        if verdict is trust.Dmarc.FAIL:
             return "DMARC failed"
-        if self.policy.require_dmarc and verdict != "pass":
+        if self.policy.require_dmarc and verdict is not trust.Dmarc.PASS:
             return "no DMARC pass from the receiving server"
         return None
+
+    def _unreadable(
+        self, ctx: _Context, players: Sequence[Player], directed: Sequence[Tournament]
+    ) -> None:
+        """A player's or director's message whose text could not be read: they are told."""
+        ctx.inbound.status = "rejected"
+        ctx.inbound.reason = "the message could not be read"
+        if not self._may_answer(ctx):
+            return
+        me = players[0] if players else None
+        t = me.tournament if me is not None else directed[0]
+        tz = ZoneInfo(t.timezone)
+        received = ctx.inbound.internaldate.astimezone(tz)
+        self._send(
+            ctx,
+            template="notice",
+            language=language_for(me) if me is not None else t.language,
+            context={
+                "kind": "unreadable",
+                "recipient": me.name if me is not None else t.director_name,
+                "received": f"{received:%d.%m.%Y %H:%M}",
+                "subject": _short(ctx.letter.subject, 200) if ctx.letter.subject else "–",
+            },
+            to=[ctx.letter.from_addr],
+            event="notice",
+            reply=True,
+            index=one_index([p.tournament for p in players] or list(directed)),
+        )
 
     def _which_game(
         self, ctx: _Context, players: Sequence[Player]
@@ -393,9 +552,10 @@ class Desk:
         if row is None:
             row = ReplyCount(sender=address, day=day, count=0, updated_at=ctx.now)
             session.add(row)
-        if row.count >= self.policy.replies_per_sender_per_day:
+        cap = self.policy.replies_per_sender_per_day if ctx.known else STRANGER_ANSWERS_PER_DAY
+        if row.count >= cap:
             ctx.inbound.reason = "reply cap reached for the day"
-            log.warning("not answering %s: daily reply cap reached", address)
+            log.warning("not answering %s: daily reply cap (%d) reached", address, cap)
             return False
         row.count += 1
         row.updated_at = ctx.now
@@ -417,7 +577,7 @@ class Desk:
         orientation: chess.Color = chess.WHITE,
         extra: dict[str, str] | None = None,
         index: str | None = None,
-    ) -> None:
+    ) -> Outbox | None:
         """Queue one message; a reply to the sender only while the reply cap allows.
 
         The cap silences the bot towards the sender, never anything else: a
@@ -427,9 +587,9 @@ class Desk:
         if sender in to and not self._may_answer(ctx):
             to = [a for a in to if a != sender]
             if not to:
-                return
+                return None
         if g is not None:
-            Mailer(ctx.session, self.policy.sender, self.renderer).game_mail(
+            return Mailer(ctx.session, self.policy.sender, self.renderer).game_mail(
                 g,
                 template=template,
                 language=language,
@@ -445,7 +605,6 @@ class Desk:
                 references=ctx.letter.references,
                 inbound_id=ctx.inbound.id,
             )
-            return
         rendered = self.renderer.render(
             template, language, context, board=board, orientation=orientation
         )
@@ -460,7 +619,7 @@ class Desk:
             refs = [f"<{r}>" for r in ctx.letter.references if r != ctx.letter.message_id]
             headers["In-Reply-To"] = mid
             headers["References"] = " ".join([*refs[-10:], mid])
-        queue(
+        return queue(
             ctx.session,
             sender=self.policy.sender,
             to=to,
@@ -744,19 +903,52 @@ class Desk:
             ctx.inbound.reason = "leave refused"
 
     def _director_orders(self, ctx: _Context, directed: Sequence[Tournament]) -> bool:
-        """Carry out the orders in a director's message; False if it holds none."""
+        """Carry out (or hold) the orders in a director's message; False if it holds none.
+
+        Orders are carried out when the director is known to have written them:
+        the receiving server vouched for the From (DMARC), or the message
+        answers mail the bot sent to the director alone (its Message-IDs are
+        unguessable). Otherwise they are held, and the director confirms them
+        by replying to the challenge the bot sends to the registered address.
+        """
+        lines = [
+            line.strip()
+            for line in ctx.letter.body.splitlines()
+            if director.order_verb(line.strip()) is not None
+        ]
+        held = self._held_in_thread(ctx)
+        if not lines and not held:
+            return False
+        address = ctx.letter.from_addr
+        if not held and not (ctx.authenticated or self._answers_own_mail(ctx, address)):
+            self._hold(ctx, directed, lines)
+            return True
+        confirmed: list[str] = []
+        for order in held:
+            if order.lapses_at < ctx.now:
+                order.status = "lapsed"
+                order.decided_at = ctx.now
+                self._hold(ctx, directed, list(order.orders))
+                return True
+            order.status = "confirmed"
+            order.decided_at = ctx.now
+            confirmed.extend(order.orders)
+        self._carry_out(ctx, directed, [*confirmed, *lines])
+        return True
+
+    def _carry_out(
+        self, ctx: _Context, directed: Sequence[Tournament], order_lines: Sequence[str]
+    ) -> None:
         lines: list[str] = []
         orders: list[director.Order] = []
-        for line in ctx.letter.body.splitlines():
+        for line in order_lines:
             try:
-                order = director.read_order(line.strip())
+                order = director.read_order(line)
             except director.OrderError as exc:
-                lines.append(f"{line.strip()}: {exc}")
+                lines.append(f"{line}: {exc}")
                 continue
             if order is not None:
                 orders.append(order)
-        if not orders and not lines:
-            return False
         claim = self._claim_in_thread(ctx)
         desk = director.Desk(ctx.session, self._mailer(ctx), ctx.now, directed, ctx.inbound.id)
         for order in orders:
@@ -776,17 +968,85 @@ class Desk:
             reply=True,
             index=one_index(directed),
         )
-        return True
+
+    def _thread(self, ctx: _Context) -> list[Outbox]:
+        """The bot's own messages this one answers (by In-Reply-To and References)."""
+        thread = [*ctx.letter.in_reply_to, *ctx.letter.references]
+        if not thread:
+            return []
+        return list(
+            ctx.session.scalars(
+                select(Outbox).where(Outbox.message_id.in_(thread)).order_by(Outbox.id.desc())
+            ).all()
+        )
+
+    def _answers_own_mail(self, ctx: _Context, address: str) -> bool:
+        """Whether the message answers mail the bot sent to ``address`` and nobody else."""
+        return any(row.to_addrs == [address] and not row.cc_addrs for row in self._thread(ctx))
+
+    def _held_in_thread(self, ctx: _Context) -> list[HeldOrder]:
+        """The held orders whose challenge this message answers (only the director has it)."""
+        ids = [
+            row.id
+            for row in self._thread(ctx)
+            if row.to_addrs == [ctx.letter.from_addr] and not row.cc_addrs
+        ]
+        if not ids:
+            return []
+        return list(
+            ctx.session.scalars(
+                select(HeldOrder).where(
+                    HeldOrder.outbox_id.in_(ids),
+                    HeldOrder.status == "held",
+                    HeldOrder.director_email == ctx.letter.from_addr,
+                )
+            ).all()
+        )
+
+    def _hold(self, ctx: _Context, directed: Sequence[Tournament], lines: list[str]) -> None:
+        """Hold orders the bot cannot tell the director wrote; ask the director to confirm."""
+        t = directed[0]
+        held = HeldOrder(
+            director_email=ctx.letter.from_addr,
+            orders=[_storable(line, 500) for line in lines[:50]],
+            inbound_id=ctx.inbound.id,
+            status="held",
+            created_at=ctx.now,
+            lapses_at=ctx.now + datetime.timedelta(days=HOLD_DAYS),
+        )
+        ctx.session.add(held)
+        ctx.session.flush()
+        ctx.inbound.reason = "orders held until the director confirms them"
+        log.warning(
+            "orders in the name of %s held for confirmation: %s",
+            ctx.letter.from_addr,
+            "; ".join(_short(line, 60) for line in lines),
+        )
+        tz = ZoneInfo(t.timezone)
+        challenge = self._send(
+            ctx,
+            template="notice",
+            language=t.language,
+            context={
+                "kind": "order-held",
+                "recipient": t.director_name,
+                "sender": ctx.letter.from_addr,
+                "received": f"{ctx.inbound.internaldate.astimezone(tz):%d.%m.%Y %H:%M}",
+                "orders": held.orders,
+                "lapses": f"{held.lapses_at.astimezone(tz):%d.%m.%Y}",
+            },
+            to=[t.director_email],
+            event="notice",
+            index=one_index(directed),
+            extra={"X-Mailbot-Held": str(held.id)},
+        )
+        if challenge is not None:
+            ctx.session.flush()
+            held.outbox_id = challenge.id
 
     def _claim_in_thread(self, ctx: _Context) -> Claim | None:
         """The claim whose packet the director's message answers."""
-        thread = [*ctx.letter.in_reply_to, *ctx.letter.references]
-        if not thread:
-            return None
-        rows = ctx.session.scalars(
-            select(Outbox).where(Outbox.message_id.in_(thread)).order_by(Outbox.id.desc())
-        ).all()
-        for row in rows:
+        for row in self._thread(ctx):
             claim_id = row.headers.get("X-Mailbot-Claim")
             if claim_id:
                 return ctx.session.get(Claim, int(claim_id))

@@ -8,7 +8,7 @@ Shared by the desk (answers to players' and the TD's messages) and the sweep
 from __future__ import annotations
 
 import datetime
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from mailbot import game
 from mailbot.notation import Notation, write_move
 from mailbot.notices import Renderer
-from mailbot.outbox import queue
+from mailbot.outbox import UNDELIVERABLE, queue, recipients_tournaments
 from mailbot.record import (
     board_of,
     color_name,
@@ -31,7 +31,7 @@ from mailbot.record import (
     tag_of,
     totals,
 )
-from mailbot.store import Claim, Game, Outbox, Player
+from mailbot.store import Claim, Game, Outbox, Player, Tournament
 
 
 def game_headers(g: Game, event: str, *, reply: bool = False) -> dict[str, str]:
@@ -297,3 +297,76 @@ def settle_adjudication_claims(mailer: Mailer, g: Game, now: datetime.datetime) 
         extra={"X-Mailbot-Claim": str(claim.id)},
     )
     return claim
+
+
+def director_error_notice(
+    session: Session,
+    sender: str,
+    renderer: Renderer,
+    t: Tournament,
+    context: dict[str, Any],
+    now: datetime.datetime,
+    *,
+    headers: dict[str, str] | None = None,
+    game_id: int | None = None,
+    inbound_id: int | None = None,
+) -> Outbox:
+    """Queue a ``notice`` about the bot's own trouble (event ``error``) to ``t``'s director."""
+    rendered = renderer.render("notice", t.language, context)
+    return queue(
+        session,
+        sender=sender,
+        to=[t.director_email],
+        subject=f"[{t.index}] {rendered.what}",
+        text=rendered.text,
+        html=rendered.html,
+        event="error",
+        now=now,
+        headers={"Auto-Submitted": "auto-generated", "X-Mailbot-Event": "error", **(headers or {})},
+        game_id=game_id,
+        inbound_id=inbound_id,
+    )
+
+
+def tell_director_undeliverable(
+    sender: str, renderer: Renderer | None = None
+) -> Callable[[Session, Outbox, datetime.datetime], None]:
+    """What the outbox does when it gives a message up: the director hears of it once.
+
+    The director of the message's game, or of the tournaments whose players it
+    was for; never about mail that was for the director itself.
+    """
+    render = renderer or Renderer()
+
+    def tell(session: Session, row: Outbox, now: datetime.datetime) -> None:
+        tournaments: list[Tournament] = []
+        if row.game is not None:
+            tournaments = [row.game.tournament]
+        else:
+            ids = recipients_tournaments(session, row)
+            tournaments = [t for t in (session.get(Tournament, i) for i in ids) if t is not None]
+        told: set[str] = set()
+        for t in tournaments:
+            address = t.director_email
+            if address in told or address in row.to_addrs or address in row.cc_addrs:
+                continue
+            told.add(address)
+            context = {
+                "kind": "undeliverable",
+                "subject": row.subject,
+                "recipients": ", ".join([*row.to_addrs, *row.cc_addrs]),
+                "attempts": row.attempts,
+                "error": row.last_error or "",
+            }
+            director_error_notice(
+                session,
+                sender,
+                render,
+                t,
+                context,
+                now,
+                headers={UNDELIVERABLE: str(row.id)},
+                game_id=row.game_id,
+            )
+
+    return tell

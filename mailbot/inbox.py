@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from imapclient import IMAPClient
-from imapclient.exceptions import IMAPClientError
+from imapclient.exceptions import LoginError
 
 from mailbot.postman import security_mode
 
@@ -28,6 +28,14 @@ log = logging.getLogger(__name__)
 
 #: How many messages one FETCH asks for at once.
 BATCH = 50
+#: The default connect and read timeout, in seconds.
+TIMEOUT = 15.0
+
+
+def _reason(exc: BaseException) -> str:
+    """An error in a few words for the one line an operator reads."""
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:300]
 
 
 class ImapSettings(Protocol):
@@ -102,9 +110,9 @@ class Mailbox:
     Use as a context manager; every method may raise :class:`MailboxError`.
     """
 
-    def __init__(self, settings: ImapSettings, *, timeout: float = 30.0) -> None:
+    def __init__(self, settings: ImapSettings, *, timeout: float | None = None) -> None:
         self.settings = settings
-        self.timeout = timeout
+        self.timeout = float(timeout or getattr(settings, "timeout", None) or TIMEOUT)
         self._client: IMAPClient | None = None
         self.uidvalidity = 0
         self.capabilities: frozenset[bytes] = frozenset()
@@ -115,8 +123,12 @@ class Mailbox:
         self.connect()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: object
+    ) -> None:
+        # leaving on a signal (not an error): drop the connection without a LOGOUT
+        # that a hung server would keep waiting
+        self.close(polite=exc is None or isinstance(exc, Exception))
 
     @property
     def client(self) -> IMAPClient:
@@ -127,6 +139,7 @@ class Mailbox:
     def connect(self) -> None:
         """Log in, make sure the folders exist and select the inbox folder."""
         s = self.settings
+        where = f"IMAP {s.host}:{s.port}"
         try:
             context = ssl.create_default_context()
             client = IMAPClient(
@@ -136,10 +149,20 @@ class Mailbox:
                 ssl_context=context,
                 timeout=self.timeout,
             )
+        except Exception as exc:
+            raise MailboxError(f"{where} cannot be reached: {_reason(exc)}") from exc
+        self._client = client
+        try:
             if security_mode(s.security) == "starttls":
                 client.starttls(context)
             client.normalise_times = False
-            client.login(s.username, s.password)
+            try:
+                client.login(s.username, s.password)
+            except LoginError as exc:
+                raise MailboxError(
+                    f"{where} refused the login ({_reason(exc)}); check imap.username and "
+                    "imap.password"
+                ) from exc
             existing = {name for _flags, _delim, name in client.list_folders()}
             for folder in (s.done_folder, s.quarantine_folder):
                 if folder not in existing:
@@ -147,22 +170,28 @@ class Mailbox:
             self.capabilities = frozenset(client.capabilities())
             selected = client.select_folder(s.folder)
             self.uidvalidity = int(selected[b"UIDVALIDITY"])
-        except (IMAPClientError, OSError) as exc:
-            raise MailboxError(f"IMAP {s.host}:{s.port}: {exc}") from exc
-        self._client = client
+        except MailboxError:
+            self.close(polite=False)
+            raise
+        except Exception as exc:
+            self.close(polite=False)
+            raise MailboxError(f"{where}: {_reason(exc)}") from exc
 
-    def close(self) -> None:
-        """Log out; never raises."""
+    def close(self, *, polite: bool = True) -> None:
+        """Log out (or, not ``polite``, just drop the connection); never raises."""
         client, self._client = self._client, None
         if client is None:
             return
         try:
-            client.logout()
+            if polite:
+                client.logout()
+                return
         except Exception:
-            try:
-                client.shutdown()
-            except Exception:
-                log.debug("IMAP shutdown failed", exc_info=True)
+            log.debug("IMAP logout failed", exc_info=True)
+        try:
+            client.shutdown()
+        except Exception:
+            log.debug("IMAP shutdown failed", exc_info=True)
 
     # reading --------------------------------------------------------------
 
@@ -171,8 +200,8 @@ class Mailbox:
         try:
             self.client.noop()  # lets the server report mail that came since the last command
             return sorted(int(u) for u in self.client.search(["UNDELETED"]))
-        except (IMAPClientError, OSError) as exc:
-            raise MailboxError(f"IMAP SEARCH: {exc}") from exc
+        except Exception as exc:
+            raise MailboxError(f"IMAP SEARCH: {_reason(exc)}") from exc
 
     def fetch(self, uids: list[int]) -> Iterator[Fetched]:
         """The messages ``uids`` (BODY.PEEK[] and INTERNALDATE), in batches."""
@@ -181,8 +210,8 @@ class Mailbox:
             chunk = uids[start : start + BATCH]
             try:
                 data = self.client.fetch(chunk, ["BODY.PEEK[]", "INTERNALDATE"])
-            except (IMAPClientError, OSError) as exc:
-                raise MailboxError(f"IMAP FETCH: {exc}") from exc
+            except Exception as exc:
+                raise MailboxError(f"IMAP FETCH: {_reason(exc)}") from exc
             for uid in chunk:
                 item = data.get(uid)
                 if item is None:  # expunged meanwhile by another client
@@ -213,8 +242,8 @@ class Mailbox:
                     self.client.uid_expunge([uid])
                 else:
                     self.client.expunge()
-        except (IMAPClientError, OSError) as exc:
-            raise MailboxError(f"IMAP move to {folder}: {exc}") from exc
+        except Exception as exc:
+            raise MailboxError(f"IMAP move to {folder}: {_reason(exc)}") from exc
 
     # waiting --------------------------------------------------------------
 
@@ -240,8 +269,8 @@ class Mailbox:
                 responses = [] if _buffered(client) else client.idle_check(timeout=seconds)
             finally:
                 _text, more = client.idle_done()
-        except (IMAPClientError, OSError) as exc:
-            raise MailboxError(f"IMAP IDLE: {exc}") from exc
+        except Exception as exc:
+            raise MailboxError(f"IMAP IDLE: {_reason(exc)}") from exc
         return any(
             isinstance(r, tuple) and len(r) > 1 and r[1] in (b"EXISTS", b"RECENT")
             for r in [*responses, *more]

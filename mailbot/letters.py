@@ -30,6 +30,7 @@ could not be read cleanly says so with ``garbled``.
 from __future__ import annotations
 
 import binascii
+import codecs
 import dataclasses
 import enum
 import hashlib
@@ -40,9 +41,11 @@ from datetime import datetime
 from email import errors as email_errors
 from email import policy as email_policy
 from email.message import Message
-from email.parser import BytesParser
+from email.parser import BytesHeaderParser, BytesParser
 from email.utils import collapse_rfc2231_value, getaddresses, parsedate_to_datetime
 from html.parser import HTMLParser
+
+from mailbot.addresses import normal_address, without_tag
 
 __all__ = [
     "AutoKind",
@@ -70,7 +73,7 @@ class AutoKind(enum.Enum):
     OWN_MAIL = "own-mail"
     #: A delivery or disposition report (``multipart/report``, ``message/delivery-status``).
     DELIVERY_REPORT = "delivery-report"
-    #: Sent by ``mailer-daemon@`` or ``postmaster@``.
+    #: Sent by ``mailer-daemon@``, ``MAILER_DAEMON@``, ``postmaster@`` or a "Mail Delivery System".
     MAILER_DAEMON = "mailer-daemon"
     #: ``Auto-Submitted`` with any value but ``no`` (RFC 3834).
     AUTO_SUBMITTED = "auto-submitted"
@@ -82,6 +85,8 @@ class AutoKind(enum.Enum):
     PRECEDENCE = "precedence"
     #: ``Return-Path: <>``: the sender wants no answer (RFC 5321 null path).
     EMPTY_RETURN_PATH = "empty-return-path"
+    #: An out-of-office reply known only by its subject ("Automatic reply:", "Автоответ:").
+    OUT_OF_OFFICE = "out-of-office"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,6 +100,12 @@ class Letter:
     structure): then an unclear move is the post's fault, not the player's,
     and costs no penalty (art. 16-17). ``headers`` holds selected header
     fields, keys in lower case, values unfolded.
+
+    Every text field can be stored as it is: NUL and other control characters
+    are gone and lengths are bounded (a subject to 2,000 characters, the text
+    to 1 MB); ``from_addr`` is in the normal form of
+    :func:`mailbot.addresses.normal_address`, empty when longer than an
+    address can be.
     """
 
     message_id: str | None
@@ -115,6 +126,11 @@ class Letter:
     authentication_results: tuple[str, ...] = ()
     auto: AutoKind | None = None
     garbled: bool = False
+    #: Every (display name, address) pair of the ``From:`` fields, and how many fields.
+    senders: tuple[tuple[str, str], ...] = ()
+    from_fields: int = 0
+    #: False when the body's structure could not be parsed at all (only the header is known).
+    readable: bool = True
     headers: Mapping[str, str] = dataclasses.field(
         default_factory=lambda: types.MappingProxyType({}), hash=False
     )
@@ -163,6 +179,10 @@ _CHARSET_ALIASES: dict[str, str] = {
     "xmaccyrillic": "mac-cyrillic",
     "xmacukrainian": "mac-cyrillic",
 }
+# Codecs Python knows that are no MIME charsets (a label naming one is unknown).
+_NOT_CHARSETS = frozenset(
+    {"idna", "punycode", "unicode-escape", "raw-unicode-escape", "undefined", "mbcs", "oem"}
+)
 # Labels that promise nothing beyond ASCII: 8-bit bytes under them are read by guessing.
 _UNDECLARED_LABELS = frozenset(
     {"", "ascii", "usascii", "us", "ansix341968", "iso646us", "csascii", "646", "default"}
@@ -182,6 +202,15 @@ _NEUTRAL_CHARS = frozenset("\xa0«»–—…№“”„‘’°§·•€")
 _GUESS_CODECS = ("cp1251", "koi8-r", "cp866", "iso8859-5")
 _GUESS_SAMPLE = 1 << 16
 _RE_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_RE_UNSTORABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+#: Bounds that keep every value of a letter storable.
+MAX_TEXT = 1 << 20
+MAX_SUBJECT = 2000
+MAX_HEADER = 4000
+MAX_ADDRESS = 254
+MAX_MESSAGE_ID = 998
+MAX_REFERENCES = 20
 
 
 @dataclasses.dataclass(frozen=True)
@@ -212,10 +241,12 @@ def _resolve_charset(label: str | None) -> tuple[str | None, bool]:
     if windows:
         return "cp" + windows.group(1), True
     try:
-        "a".encode(name).decode(name)
-    except Exception:
+        info = codecs.lookup(name)
+    except (LookupError, ValueError):
         return None, False
-    return name, True
+    if not info._is_text_encoding or info.name in _NOT_CHARSETS:
+        return None, False
+    return info.name, True
 
 
 def _letter_weight(char: str) -> int:
@@ -460,12 +491,16 @@ def game_tag(subject: str) -> str | None:
     return f"{match.group(1)}/{int(match.group(2))}"
 
 
+def _id_text(value: str) -> str:
+    return _storable(_clean(_RE_SPACE.sub("", value)), MAX_MESSAGE_ID)
+
+
 def _message_ids(value: str) -> tuple[str, ...]:
     found = [_RE_SPACE.sub("", m) for m in _RE_ANGLE_ID.findall(value)]
     found = [m for m in found if m]
     if not found:
         found = [t.strip("<>") for t in value.split() if "@" in t]
-    return tuple(dict.fromkeys(_clean(m) for m in found if m))
+    return tuple(i for i in dict.fromkeys(_id_text(m) for m in found if m) if i)
 
 
 def _message_id(value: str | None) -> str | None:
@@ -474,20 +509,23 @@ def _message_id(value: str | None) -> str | None:
     ids = _message_ids(value)
     if ids:
         return ids[0]
-    compact = _clean(_RE_SPACE.sub("", value)).strip("<>")
+    compact = _id_text(value).strip("<>")
     return compact or None
 
 
 def _addresses(values: list[str]) -> list[tuple[str, str]]:
+    """(decoded display name, normal address) pairs; names decoded after splitting."""
     try:
         pairs = getaddresses(values)
     except Exception:
         pairs = []
     result = []
     for name, addr in pairs:
-        address = _clean(addr).strip().strip("<>").strip().lower()
-        if address:
-            result.append((_squash(decode_header(name)), address))
+        address = _storable(_clean(addr).strip().strip("<>").strip(), 1000)
+        address = normal_address(address) if address else ""
+        display = _storable(_squash(decode_header(name)), 1000)
+        if address or display:
+            result.append((display, address))
     return result
 
 
@@ -1049,30 +1087,56 @@ _REPORT_TYPES = frozenset(
 )
 
 
+_RE_DAEMON_LOCAL = re.compile(r"^(?:mailer[-_.]?daemon|postmaster|mail[-_.]?daemon)$")
+_RE_DAEMON_NAME = re.compile(
+    r"mail\s*delivery\s*(?:system|subsystem|service)|mailer[-_ ]?daemon|postmaster"
+    r"|mail\s*administrator|почтов\w*\s+(?:служба|система)",
+    re.IGNORECASE,
+)
+# Out-of-office replies that carry no header saying so, known by how their subject begins.
+_RE_OUT_OF_OFFICE = re.compile(
+    r"^\s*(?:out\s+of\s+(?:the\s+)?office|automatic\s+reply|auto[-\s]?reply|auto[-\s]?response"
+    r"|auto\s*:|autosvar|abwesenheitsnotiz|away\s+from\s+(?:the|my)\s+office"
+    r"|vacation\s+(?:reply|response|notice)|i\s+am\s+out\s+of\s+the\s+office"
+    r"|автоматичен\s+отговор|автоотговор|извън\s+офиса|вън\s+от\s+офиса"
+    r"|автоответ|автоматический\s+ответ|автоматическое\s+уведомление|вне\s+офиса"
+    r"|нет\s+на\s+месте|отсутствую\s+в\s+офисе)(?:\s*[:：\-–—(]|\s*$)",
+    re.IGNORECASE,
+)
+
+
 def _first_token(value: str) -> str:
     return value.split(";", 1)[0].strip().lower()
+
+
+def _own(address: str, own: Collection[str]) -> bool:
+    return bool(address) and without_tag(address) in own
 
 
 def _auto_kind(
     message: Message,
     headers: Mapping[str, str],
     from_addr: str,
+    senders: Iterable[tuple[str, str]],
+    subject: str,
     own_addresses: Collection[str],
 ) -> AutoKind | None:
-    own = {a.strip().lower() for a in own_addresses}
-    if "x-mailbot-event" in headers or (from_addr and from_addr in own):
+    own = {without_tag(normal_address(a)) for a in own_addresses}
+    if "x-mailbot-event" in headers or any(_own(a, own) for _, a in senders):
         return AutoKind.OWN_MAIL
     types_seen = {_content_type(message)}
     payload = message.get_payload() if message.is_multipart() else None
     if isinstance(payload, list):
-        types_seen.update(_content_type(c) for c in payload if isinstance(c, Message))
+        types_seen.update(_content_type(c) for c in payload[:50] if isinstance(c, Message))
     if types_seen & _REPORT_TYPES or "x-failed-recipients" in headers:
         return AutoKind.DELIVERY_REPORT
-    if from_addr.partition("@")[0] in ("mailer-daemon", "postmaster"):
+    if any(
+        _RE_DAEMON_LOCAL.match(a.partition("@")[0]) or _RE_DAEMON_NAME.search(n) for n, a in senders
+    ):
         return AutoKind.MAILER_DAEMON
     if _first_token(headers.get("auto-submitted", "no") or "no") != "no":
         return AutoKind.AUTO_SUBMITTED
-    precedence = _first_token(headers.get("precedence", ""))
+    precedence = _first_token(headers.get("precedence", "") or headers.get("x-precedence", ""))
     suppress = {t.strip().lower() for t in headers.get("x-auto-response-suppress", "").split(",")}
     if (
         any(h in headers for h in _AUTOREPLY_HEADERS)
@@ -1087,6 +1151,8 @@ def _auto_kind(
         return AutoKind.PRECEDENCE
     if _RE_SPACE.sub("", headers.get("return-path", "x")) == "<>":
         return AutoKind.EMPTY_RETURN_PATH
+    if _RE_OUT_OF_OFFICE.match(subject):
+        return AutoKind.OUT_OF_OFFICE
     return None
 
 
@@ -1116,6 +1182,7 @@ _KEPT_HEADERS = frozenset(
         "x-failed-recipients",
         "x-mailbot-event",
         "x-mailbot-game",
+        "x-precedence",
         *_AUTOREPLY_HEADERS,
         *_LIST_HEADERS,
     }
@@ -1131,21 +1198,61 @@ def _date(value: str | None) -> datetime | None:
         return None
 
 
+def _storable(value: str, limit: int) -> str:
+    """Text as the database can keep it: no NUL or other control characters, bounded.
+
+    >>> _storable("a\\x00b\\x07c", 10)
+    'abc'
+    """
+    if _RE_UNSTORABLE.search(value):
+        value = _RE_UNSTORABLE.sub("", value)
+    return value[:limit]
+
+
+def _one_line(value: str, limit: int) -> str:
+    """A header value on one line (CR and LF from encoded words become spaces), storable."""
+    return _storable(_squash(value), limit)
+
+
+def _text_body(value: str) -> str:
+    return _storable(value, MAX_TEXT)
+
+
+def _message(raw: bytes) -> tuple[Message, bool]:
+    """The parsed message, and whether its body could be read.
+
+    A body the parser cannot take (a thousand nested parts exhaust its
+    recursion) leaves the header fields: the sender is still known.
+    """
+    try:
+        return BytesParser(policy=email_policy.compat32).parsebytes(raw), True
+    except (RecursionError, MemoryError, Exception):
+        pass
+    head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+    try:
+        return BytesHeaderParser(policy=email_policy.compat32).parsebytes(head), False
+    except Exception:
+        return Message(), False
+
+
 def _read(raw: bytes, own_addresses: Collection[str]) -> Letter:
-    message = BytesParser(policy=email_policy.compat32).parsebytes(raw)
+    message, readable = _message(raw)
     items = [(k.lower(), _unfold(str(v))) for k, v in message.raw_items()]
     headers: dict[str, str] = {}
     for key, value in items:
         if key in _KEPT_HEADERS and key not in headers:
-            headers[key] = _clean(value)
+            headers[key] = _storable(_clean(value), MAX_HEADER)
 
     def every(name: str) -> list[str]:
         return [v for k, v in items if k == name]
 
-    senders = _addresses(every("from")[:1])
-    from_name, from_addr = senders[0] if senders else ("", "")
-    subject = _squash(decode_header(every("subject")[0])) if every("subject") else ""
-    pieces = _pieces(message, 0)
+    from_fields = every("from")
+    senders = tuple(_addresses(from_fields))
+    from_name, from_addr = next((p for p in senders if p[1]), ("", ""))
+    if len(from_addr) > MAX_ADDRESS:
+        from_addr = ""
+    subject = _one_line(decode_header(every("subject")[0]), MAX_SUBJECT) if every("subject") else ""
+    pieces = _pieces(message, 0) if readable else [_Piece("", "", True)]
     full = _squeeze("\n".join(p.full for p in pieces if p.full).split("\n"))
     unquoted = "\n".join(p.unquoted for p in pieces if p.unquoted)
     garbled = any(p.garbled for p in pieces) or not items
@@ -1156,20 +1263,25 @@ def _read(raw: bytes, own_addresses: Collection[str]) -> Letter:
         message_id=_message_id(headers.get("message-id")),
         raw_sha256=hashlib.sha256(raw).hexdigest(),
         from_addr=from_addr,
-        from_name=from_name,
-        to_addrs=tuple(a for _, a in _addresses(every("to"))),
-        cc_addrs=tuple(a for _, a in _addresses(every("cc"))),
+        from_name=_one_line(from_name, 200),
+        senders=senders[:10],
+        from_fields=len(from_fields),
+        to_addrs=tuple(a for _, a in _addresses(every("to")))[:50],
+        cc_addrs=tuple(a for _, a in _addresses(every("cc")))[:50],
         subject=subject,
         subject_core=subject_core(subject),
         game_tag=game_tag(subject),
-        in_reply_to=_message_ids(headers.get("in-reply-to", "")),
-        references=_message_ids(" ".join(every("references"))),
+        in_reply_to=_message_ids(headers.get("in-reply-to", ""))[:10],
+        references=_message_ids(" ".join(every("references")))[-MAX_REFERENCES:],
         date_header=_date(headers.get("date")),
-        body=new_text(unquoted),
-        full_text=full,
-        authentication_results=tuple(_clean(v) for v in every("authentication-results")),
-        auto=_auto_kind(message, headers, from_addr, own_addresses),
+        body=_text_body(new_text(unquoted)),
+        full_text=_text_body(full),
+        authentication_results=tuple(
+            _storable(_clean(v), MAX_HEADER) for v in every("authentication-results")
+        )[:20],
+        auto=_auto_kind(message, headers, from_addr, senders, subject, own_addresses),
         garbled=garbled,
+        readable=readable and bool(items),
         headers=types.MappingProxyType(headers),
     )
 

@@ -34,7 +34,8 @@ What the reader accepts:
   letters. Capital file letters are read only in full notation with both
   squares in capitals (``E2-E4``): ``A4`` in a sentence is not a move, and
   ``B8e6`` is a bishop move;
-- full notation: an optional piece letter, the from-square, a separator
+- full notation: an optional piece letter (a Cyrillic one also in lower
+  case, as phones write it: ``кg1-f3``), the from-square, a separator
   (``-``, ``–``, ``—``, ``x``, ``:``, ``×``, spaces, or nothing as in ``g1f3``),
   the to-square, an optional promotion piece (``e8Д``, ``e8=Q``, ``e8(Q)``,
   ``e8/Q``, ``e7e8q``), an optional ``e.p.``/``ep``/``в.п.``;
@@ -410,6 +411,9 @@ _FILE_OF = {
 }
 _FIGURINE_CLASS = "".join(_FIGURINES)
 _PIECE = rf"(?:[KК][рpР]|[KQRBNZDTOSLPCКТОСЦДФЛ{_FIGURINE_CLASS}])"
+# Phones write the piece letter in lower case (``кg1-f3``): read in full notation only,
+# where the from-square follows at once (a Latin lower-case letter is a file, never a piece).
+_PIECE_LOWER = "(?:кр|[ктоцдфлс](?![а-яё]))"
 _PROMO_LETTERS = "QRBNDTOSLKCДТОКФЛС\u2655\u2656\u2657\u2658\u265b\u265c\u265d\u265e"
 
 
@@ -419,7 +423,7 @@ def _promotion(name: str) -> str:
 
 def _full(name: str, files: str) -> str:
     return (
-        rf"(?P<{name}_piece>{_PIECE})?(?P<{name}_from>[{files}][1-8])"
+        rf"(?P<{name}_piece>{_PIECE}|{_PIECE_LOWER})?(?P<{name}_from>[{files}][1-8])"
         rf"(?P<{name}_sep>{_H}*[{_DASHES}{_CAPTURES}]{_H}*|{_H}+|)"
         rf"(?P<{name}_to>[{files}][1-8]){_promotion(name + '_promo')}"
     )
@@ -503,10 +507,11 @@ def _reading(match: re.Match[str]) -> Reading:
     if match["f_from"] or match["u_from"]:
         name = "f" if match["f_from"] else "u"
         separator = match[f"{name}_sep"]
+        piece = match[f"{name}_piece"]
         reading = Reading(
             move_text,
             (start, end),
-            piece_letter=match[f"{name}_piece"],
+            piece_letter=piece.upper() if piece and piece.islower() else piece,
             from_square=_square(match[f"{name}_from"]),
             to_square=_square(match[f"{name}_to"]),
             promotion_letter=match[f"{name}_promo"],

@@ -5,6 +5,12 @@ later, retried with back-off while the server fails, and marked sent only
 after the server accepted it (design.md, invariant 4). Its Message-ID is
 fixed when it is queued, so a resend after a crash is recognisable.
 
+Each row is composed and sent on its own, so one bad row never holds up the
+others: a permanent failure (a 5xx answer, an address the SMTP path cannot
+carry) marks that row ``failed`` with its reason and tells the tournament
+director once; a temporary one backs that row off; a server that cannot be
+reached ends the pass and leaves the rest waiting.
+
 >>> backoff(1), backoff(3), backoff(30)
 (datetime.timedelta(seconds=60), datetime.timedelta(seconds=900), datetime.timedelta(seconds=21600))
 """
@@ -14,21 +20,26 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import email.utils
+import functools
+import io
 import logging
+import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from email import generator
+from email import policy as email_policy
 from email.charset import QP, Charset
 from email.header import Header
-from email.message import Message
 from email.mime.multipart import MIMEMultipart
+from email.mime.nonmultipart import MIMENonMultipart
 from email.mime.text import MIMEText
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from mailbot.addresses import AddressError, ascii_domain, normal_address, smtp_address
 from mailbot.postman import Postman, SendError, compose_address
-from mailbot.store import Outbox
+from mailbot.store import Outbox, Player
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +47,8 @@ log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 25
 _STEPS = (60, 300, 900, 3600, 3 * 3600)
 _CAP = 6 * 3600
+#: The header that marks the notice telling the director a message was given up.
+UNDELIVERABLE = "X-Mailbot-Undeliverable"
 
 
 def backoff(attempts: int) -> datetime.timedelta:
@@ -51,6 +64,10 @@ def new_message_id(sender: str) -> str:
     True
     """
     domain = compose_address(sender).rpartition("@")[2] or "mailbot.invalid"
+    try:
+        domain = ascii_domain(domain)
+    except AddressError:
+        domain = "mailbot.invalid"
     return f"mailbot.{uuid.uuid4().hex}@{domain}"
 
 
@@ -70,10 +87,11 @@ def queue(
     inbound_id: int | None = None,
 ) -> Outbox:
     """Add a message to the outbox (in the caller's transaction)."""
+    recipients = list(dict.fromkeys(normal_address(a) for a in to))
     row = Outbox(
         message_id=new_message_id(sender),
-        to_addrs=list(dict.fromkeys(to)),
-        cc_addrs=[a for a in dict.fromkeys(cc) if a not in to],
+        to_addrs=recipients,
+        cc_addrs=[a for a in dict.fromkeys(normal_address(a) for a in cc) if a not in recipients],
         subject=subject,
         headers=dict(headers or {}),
         text_body=text,
@@ -90,44 +108,135 @@ def queue(
     return row
 
 
-def _header(value: str) -> str | Header:
-    """Non-ASCII header text as RFC 2047 words (the legacy encoder keeps the spaces)."""
-    return value if value.isascii() else Header(value, "utf-8")
+# ---------------------------------------------------------------------------
+# Composing
+
+_LINESEP = "\r\n"
+_RE_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+#: Message-IDs longer than this are left out of In-Reply-To and References.
+_MAX_ID = 250
+_MAX_REFERENCES = 10
+_ADDRESS_FIELDS = frozenset({"from", "to", "cc", "reply-to", "sender"})
+_THREAD_FIELDS = frozenset({"in-reply-to", "references"})
 
 
-def _address(value: str) -> str:
-    name, address = email.utils.parseaddr(value)
-    return email.utils.formataddr((name, address), charset="utf-8") if name else address
+def _one_line(value: str) -> str:
+    return _RE_CONTROL.sub(" ", value).strip()
 
 
-def compose(row: Outbox, sender: str) -> Message:
-    """The message of an outbox row, ready for SMTP.
+def _fold(name: str, words: Sequence[str], separator: str = " ") -> str:
+    """``name: words`` folded between words so lines stay within 78 characters."""
+    lines: list[str] = []
+    line = f"{name}:"
+    for index, word in enumerate(words):
+        piece = word + (separator.rstrip() if index < len(words) - 1 else "")
+        if len(line) + 1 + len(piece) > 78 and line.strip() != f"{name}:":
+            lines.append(line)
+            line = " " + piece
+        else:
+            line += " " + piece
+    lines.append(line)
+    return _LINESEP.join(lines) + _LINESEP
 
-    Built with the legacy ``email.mime`` classes: the modern header folder
-    drops the space between two encoded words of a long Cyrillic subject.
-    """
+
+def _text_field(name: str, value: str) -> str:
+    value = _one_line(value)
+    if value.isascii():
+        return _fold(name, value.split(" ") if value else [""])
+    encoded = Header(value, "utf-8", header_name=name).encode(linesep=_LINESEP, maxlinelen=76)
+    return f"{name}: {encoded}{_LINESEP}"
+
+
+def _mailbox(value: str, smtputf8: bool) -> str:
+    """``Name <address>`` with the name encoded as needed and the address as the path carries it."""
+    name, address = email.utils.parseaddr(_one_line(value))
+    if not address:
+        address = _one_line(value)
+    address = smtp_address(address, smtputf8=smtputf8)
+    if not name:
+        return address
+    if name.isascii():
+        return email.utils.formataddr((name, "x@x")).rpartition(" <")[0] + f" <{address}>"
+    encoded = Header(name, "utf-8").encode(linesep=_LINESEP + " ", maxlinelen=76)
+    return f"{encoded} <{address}>"
+
+
+def _address_field(name: str, values: Sequence[str], smtputf8: bool) -> str:
+    return _fold(name, [_mailbox(v, smtputf8) for v in values], separator=", ")
+
+
+def _thread_field(name: str, value: str, smtputf8: bool) -> str | None:
+    """In-Reply-To / References with every id that fits on a line, the last ten at most."""
+    ids = [
+        i
+        for i in re.findall(r"<[^<>]*>", value)
+        if len(i) <= _MAX_ID and (smtputf8 or i.isascii()) and not _RE_CONTROL.search(i)
+    ]
+    if not ids:
+        return None
+    return _fold(name, ids[-_MAX_REFERENCES:])
+
+
+def _body(row: Outbox) -> MIMENonMultipart | MIMEMultipart:
     charset = Charset("utf-8")
     charset.body_encoding = QP
-    msg: Message
     plain = MIMEText(row.text_body, "plain", charset)  # type: ignore[arg-type]
-    if row.html_body:
-        msg = MIMEMultipart("alternative")
-        msg.attach(plain)
-        msg.attach(MIMEText(row.html_body, "html", charset))  # type: ignore[arg-type]
-    else:
-        msg = plain
-    msg["From"] = _address(sender)
-    msg["To"] = ", ".join(row.to_addrs)
+    if not row.html_body:
+        return plain
+    both = MIMEMultipart("alternative")
+    both.attach(plain)
+    both.attach(MIMEText(row.html_body, "html", charset))  # type: ignore[arg-type]
+    return both
+
+
+def compose(row: Outbox, sender: str, *, smtputf8: bool = False) -> bytes:
+    """The bytes of an outbox row's message, ready for SMTP.
+
+    Header lines are folded, and In-Reply-To and References keep only the ids
+    that fit, so no line exceeds 998 characters. Addresses go as the path
+    carries them (:func:`mailbot.addresses.smtp_address`): raises
+    :class:`~mailbot.addresses.AddressError` for one it cannot. The body is
+    built with the legacy ``email.mime`` classes: the modern header folder
+    drops the space between two encoded words of a long Cyrillic subject.
+    """
+    fields = [
+        _address_field("From", [sender], smtputf8),
+        _address_field("To", row.to_addrs, smtputf8),
+    ]
     if row.cc_addrs:
-        msg["Cc"] = ", ".join(row.cc_addrs)
-    msg["Subject"] = _header(row.subject)  # type: ignore[assignment]
-    msg["Date"] = email.utils.format_datetime(row.created_at)
-    msg["Message-ID"] = f"<{row.message_id}>"
-    headers: dict[str, Any] = dict(row.headers)
+        fields.append(_address_field("Cc", row.cc_addrs, smtputf8))
+    fields.append(_text_field("Subject", row.subject))
+    fields.append(_text_field("Date", email.utils.format_datetime(row.created_at)))
+    fields.append(_text_field("Message-ID", f"<{row.message_id}>"))
+    headers = {str(k): str(v) for k, v in row.headers.items()}
     headers.setdefault("Auto-Submitted", "auto-generated")
     for name, value in headers.items():
-        msg[name] = _header(str(value))  # type: ignore[assignment]
-    return msg
+        key = name.lower()
+        if key in _THREAD_FIELDS:
+            field = _thread_field(name, value, smtputf8)
+            if field is not None:
+                fields.append(field)
+        elif key in _ADDRESS_FIELDS:
+            fields.append(_address_field(name, [value], smtputf8))
+        else:
+            fields.append(_text_field(name, value))
+    out = io.BytesIO()
+    policy = email_policy.compat32.clone(linesep=_LINESEP, max_line_length=78)
+    generator.BytesGenerator(out, mangle_from_=False, policy=policy).flatten(_body(row))
+    return "".join(fields).encode("utf-8") + out.getvalue()
+
+
+def _compose(row: Outbox, sender: str, smtputf8: bool) -> bytes:
+    return compose(row, sender, smtputf8=smtputf8)
+
+
+def envelope(row: Outbox, smtputf8: bool) -> list[str]:
+    """The envelope recipients of a row, as the path carries them (or AddressError)."""
+    return [smtp_address(a, smtputf8=smtputf8) for a in [*row.to_addrs, *row.cc_addrs]]
+
+
+# ---------------------------------------------------------------------------
+# Sending
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,6 +247,19 @@ class Delivery:
     deferred: int = 0
     failed: int = 0
 
+    def __add__(self, other: Delivery) -> Delivery:
+        return Delivery(
+            self.sent + other.sent, self.deferred + other.deferred, self.failed + other.failed
+        )
+
+    def line(self) -> str:
+        """``sent=3 deferred=0 failed=0``."""
+        return f"sent={self.sent} deferred={self.deferred} failed={self.failed}"
+
+
+#: Called when a row is given up, in the transaction that gives it up.
+GiveUp = Callable[[Session, Outbox, datetime.datetime], None]
+
 
 def deliver_due(
     sessions: sessionmaker[Session],
@@ -145,61 +267,117 @@ def deliver_due(
     now: datetime.datetime,
     *,
     batch: int = 500,
+    on_give_up: GiveUp | None = None,
+    stopping: Callable[[], bool] = lambda: False,
 ) -> Delivery:
     """Send every pending row that is due, ``batch`` rows at a time over one connection.
 
     Each row is committed on its own, so a crash resends at most the row in
-    flight (with its stable Message-ID).
+    flight (with its stable Message-ID). When the server cannot be reached,
+    the pass ends and the other rows wait for the next one; while the postman
+    pauses after such a failure, nothing is tried.
     """
     total = Delivery()
-    while True:
+    after = 0
+    while postman.available() and not stopping():
         with sessions() as session:
             ids = session.scalars(
                 select(Outbox.id)
-                .where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
+                .where(Outbox.status == "pending", Outbox.next_attempt_at <= now, Outbox.id > after)
                 .order_by(Outbox.id)
                 .limit(batch)
             ).all()
         if not ids:
             return total
+        after = ids[-1]
         with postman.batch():
-            done = _deliver(sessions, postman, now, ids)
-        total = Delivery(
-            total.sent + done.sent, total.deferred + done.deferred, total.failed + done.failed
-        )
-        if len(ids) < batch:
+            done, reachable = _deliver(sessions, postman, now, ids, on_give_up, stopping)
+        total += done
+        if not reachable or len(ids) < batch:
             return total
+    return total
 
 
 def _deliver(
-    sessions: sessionmaker[Session], postman: Postman, now: datetime.datetime, ids: Sequence[int]
-) -> Delivery:
+    sessions: sessionmaker[Session],
+    postman: Postman,
+    now: datetime.datetime,
+    ids: Sequence[int],
+    on_give_up: GiveUp | None,
+    stopping: Callable[[], bool],
+) -> tuple[Delivery, bool]:
     sent = deferred = failed = 0
     for row_id in ids:
+        if stopping():
+            break
         with sessions() as session, session.begin():
             row = session.get(Outbox, row_id, with_for_update=True)
             if row is None or row.status != "pending":
                 continue
-            message = compose(row, postman.settings.sender)
             try:
-                refused = postman.send(message, [*row.to_addrs, *row.cc_addrs])
-            except SendError as exc:
-                row.attempts += 1
-                row.last_error = str(exc)[:2000]
-                if exc.permanent or row.attempts >= MAX_ATTEMPTS:
-                    row.status = "failed"
+                refused = postman.send(
+                    functools.partial(_compose, row, postman.settings.sender),
+                    functools.partial(envelope, row),
+                )
+            except (AddressError, SendError) as exc:
+                unreachable = isinstance(exc, SendError) and exc.unreachable
+                permanent = isinstance(exc, AddressError) or (
+                    isinstance(exc, SendError) and exc.permanent
+                )
+                row.attempts += 0 if unreachable else 1
+                row.last_error = _one_line(str(exc))[:2000]
+                if unreachable:
+                    row.next_attempt_at = now + backoff(max(row.attempts, 1))
+                    log.warning("outbox: %s; the mail waits", exc)
+                    return Delivery(sent, deferred + 1, failed), False
+                if permanent or row.attempts >= MAX_ATTEMPTS:
+                    _give_up(session, row, now, on_give_up)
                     failed += 1
-                    log.error("outbox %s given up: %s", row.message_id, exc)
                 else:
                     row.next_attempt_at = now + backoff(row.attempts)
                     deferred += 1
-                    log.warning("outbox %s deferred: %s", row.message_id, exc)
+                    log.warning("outbox %s to %s deferred: %s", row.id, _to(row), exc)
+                continue
+            except Exception as exc:  # composing failed: this row's fault, not the others'
+                row.attempts += 1
+                row.last_error = _one_line(f"{type(exc).__name__}: {exc}")[:2000]
+                _give_up(session, row, now, on_give_up)
+                failed += 1
                 continue
             row.status = "sent"
             row.sent_at = now
             row.attempts += 1
             if refused:
-                row.last_error = f"refused: {refused}"
-                log.warning("outbox %s: some recipients refused: %s", row.message_id, refused)
+                row.last_error = _one_line(f"refused: {refused}")[:2000]
+                log.warning("outbox %s: some recipients refused: %s", row.id, refused)
+            log.info("sent %s to %s: %s", row.event, _to(row), _one_line(row.subject)[:120])
             sent += 1
-    return Delivery(sent, deferred, failed)
+    return Delivery(sent, deferred, failed), True
+
+
+def _to(row: Outbox) -> str:
+    return ", ".join([*row.to_addrs, *row.cc_addrs])
+
+
+def _give_up(
+    session: Session, row: Outbox, now: datetime.datetime, on_give_up: GiveUp | None
+) -> None:
+    row.status = "failed"
+    log.error("outbox %s to %s given up: %s", row.id, _to(row), row.last_error)
+    if on_give_up is not None and UNDELIVERABLE not in row.headers:
+        on_give_up(session, row, now)
+
+
+def listing(session: Session, *, failed: bool = False) -> list[Outbox]:
+    """The rows waiting to be sent (or, with ``failed``, the given-up ones), oldest first."""
+    status = "failed" if failed else "pending"
+    return list(
+        session.scalars(select(Outbox).where(Outbox.status == status).order_by(Outbox.id)).all()
+    )
+
+
+def recipients_tournaments(session: Session, row: Outbox) -> list[int]:
+    """The tournaments whose players a row was addressed to (for rows about no game)."""
+    addresses = [*row.to_addrs, *row.cc_addrs]
+    found = session.scalars(select(Player.tournament_id).where(Player.email.in_(addresses)))
+    return list(dict.fromkeys(found.all()))

@@ -1,7 +1,15 @@
 """Sending mail over SMTP (ssl, starttls or plain), one message at a time.
 
 The durable queue is the ``outbox`` table (:mod:`mailbot.outbox`); this
-module only talks to the server and says precisely whether it accepted.
+module only talks to the server and says precisely whether it accepted, and
+whether a failure is the message's (``permanent``) or the server's
+(``unreachable``: the connection could not be made or broke, so the other
+messages had better wait too).
+
+A server that stops answering costs at most ``timeout`` seconds (connect and
+every read); after it failed, :meth:`Postman.available` says no for a while
+(60 s, doubling up to 15 minutes), so a hung relay does not hold up the
+bot's reading of its mail.
 
 >>> compose_address("Federation CC <bot@federation.example>")
 'bot@federation.example'
@@ -11,11 +19,19 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import logging
 import smtplib
 import ssl
-from collections.abc import Iterator, Sequence
-from email.message import Message
+import time
+from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
+
+log = logging.getLogger(__name__)
+
+#: The default connect and read timeout, in seconds.
+TIMEOUT = 15.0
+_PAUSE_FIRST = 60.0
+_PAUSE_MAX = 900.0
 
 
 class SmtpSettings(Protocol):
@@ -36,11 +52,17 @@ class SmtpSettings(Protocol):
 
 
 class SendError(RuntimeError):
-    """The server did not accept the message; ``permanent`` if retrying is useless."""
+    """The server did not take the message.
 
-    def __init__(self, message: str, *, permanent: bool = False) -> None:
+    ``permanent``: retrying this message is useless (a 5xx answer, an address
+    the path cannot carry). ``unreachable``: the server could not be reached
+    or dropped the connection; no message can go now.
+    """
+
+    def __init__(self, message: str, *, permanent: bool = False, unreachable: bool = False) -> None:
         super().__init__(message)
         self.permanent = permanent
+        self.unreachable = unreachable
 
 
 def security_mode(security: object) -> str:
@@ -65,13 +87,43 @@ def _quit(server: smtplib.SMTP) -> None:
 
 
 class Postman:
-    """Sends messages through the configured SMTP server."""
+    """Sends messages through the configured SMTP server.
 
-    def __init__(self, settings: SmtpSettings, *, timeout: float = 30.0) -> None:
+    ``clock`` (monotonic seconds) is only for the pause after a failure.
+    """
+
+    def __init__(
+        self,
+        settings: SmtpSettings,
+        *,
+        timeout: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.settings = settings
-        self.timeout = timeout
+        configured = getattr(settings, "timeout", None)
+        self.timeout = float(timeout or configured or TIMEOUT)
         self._kept: smtplib.SMTP | None = None
         self._batching = False
+        self._clock = clock
+        self._paused_until = 0.0
+        self._pause = 0.0
+
+    @property
+    def where(self) -> str:
+        return f"SMTP {self.settings.host}:{self.settings.port}"
+
+    def available(self) -> bool:
+        """False for a while after the server could not be reached."""
+        return self._clock() >= self._paused_until
+
+    def _unreachable(self, reason: str) -> SendError:
+        self._pause = min(self._pause * 2, _PAUSE_MAX) if self._pause else _PAUSE_FIRST
+        self._paused_until = self._clock() + self._pause
+        return SendError(f"{self.where}: {reason}", unreachable=True)
+
+    def _reached(self) -> None:
+        self._pause = 0.0
+        self._paused_until = 0.0
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[Postman]:
@@ -96,47 +148,91 @@ class Postman:
             server = smtplib.SMTP(s.host, s.port, timeout=self.timeout)
             if mode == "starttls":
                 server.starttls(context=ssl.create_default_context())
-        if s.username and s.password:
-            server.login(s.username, s.password)
+        try:
+            server.ehlo_or_helo_if_needed()
+            if s.username:
+                server.login(s.username, s.password or "")
+        except BaseException:
+            server.close()
+            raise
         return server
 
-    def send(self, message: Message, recipients: Sequence[str]) -> dict[str, str]:
-        """Hand ``message`` to the server for ``recipients``; raises :class:`SendError`.
-
-        Returns the recipients the server refused while accepting the others.
-        Inside :meth:`batch` the connection is kept for the next message.
-        """
-        envelope_from = compose_address(self.settings.sender)
+    def _server(self) -> smtplib.SMTP:
         server = self._kept
         self._kept = None
         if server is not None:
             try:
                 server.rset()
+                return server
             except (OSError, smtplib.SMTPException):
                 server.close()
-                server = None
-        if server is None:
-            try:
-                server = self._connect()
-            except (OSError, smtplib.SMTPException) as exc:
-                where = f"{self.settings.host}:{self.settings.port}"
-                raise SendError(f"SMTP {where}: {exc}") from exc
-        keep = self._batching
         try:
-            refused = server.send_message(message, envelope_from, list(recipients))
+            return self._connect()
+        except smtplib.SMTPAuthenticationError as exc:
+            raise SendError(
+                f"{self.where}: login refused ({exc.smtp_code}); check smtp.username and "
+                "smtp.password",
+                unreachable=True,
+            ) from exc
+        except (OSError, smtplib.SMTPException) as exc:
+            raise self._unreachable(str(exc) or type(exc).__name__) from exc
+
+    def send(
+        self, compose: Callable[[bool], bytes], recipients: Callable[[bool], Sequence[str]]
+    ) -> dict[str, str]:
+        """Send one message; raises :class:`SendError`.
+
+        ``compose(smtputf8)`` gives the message's bytes and ``recipients(smtputf8)``
+        the envelope recipients, in the forms the server can carry (it may raise
+        :class:`SendError` itself, ``permanent``, for an address it cannot).
+        Returns the recipients the server refused while accepting the others.
+        Inside :meth:`batch` the connection is kept for the next message.
+        """
+        envelope_from = compose_address(self.settings.sender)
+        server = self._server()
+        keep = self._batching
+        polite = True  # False: the server is not to be waited for (gone, hung, or a stop)
+        try:
+            smtputf8 = server.has_extn("smtputf8")
+            data = compose(smtputf8)
+            to = list(recipients(smtputf8))
+            options: list[str] = []
+            if smtputf8 and not (envelope_from + "".join(to)).isascii():
+                options = ["SMTPUTF8", "BODY=8BITMIME"]
+            refused = server.sendmail(envelope_from, to, data, mail_options=options)
+        except SendError:
+            raise
         except smtplib.SMTPRecipientsRefused as exc:
             raise SendError(f"every recipient refused: {exc.recipients}", permanent=True) from exc
+        except smtplib.SMTPServerDisconnected as exc:
+            keep = polite = False
+            raise self._unreachable(f"connection lost: {exc}") from exc
         except smtplib.SMTPResponseException as exc:
             permanent = 500 <= exc.smtp_code < 600
             raise SendError(
-                f"SMTP {exc.smtp_code}: {exc.smtp_error!r}", permanent=permanent
+                f"{self.where} answered {exc.smtp_code}: {_text(exc.smtp_error)}",
+                permanent=permanent,
             ) from exc
         except (OSError, smtplib.SMTPException) as exc:
-            keep = False
-            raise SendError(f"SMTP: {exc}") from exc
+            keep = polite = False
+            raise self._unreachable(str(exc) or type(exc).__name__) from exc
+        except Exception:  # composing failed: the message's fault, the connection is fine
+            raise
+        except BaseException:
+            keep = polite = False
+            raise
         finally:
             if keep:
                 self._kept = server
-            else:
+            elif polite:
                 _quit(server)
-        return {addr: f"{code} {reply!r}" for addr, (code, reply) in refused.items()}
+            else:
+                server.close()
+        self._reached()
+        return {addr: f"{code} {_text(reply)}" for addr, (code, reply) in refused.items()}
+
+
+def _text(reply: bytes | str) -> str:
+    if isinstance(reply, bytes):
+        return reply.decode("utf-8", "replace")
+    return str(reply)

@@ -35,13 +35,13 @@ import os
 import re
 import types
 import zoneinfo
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
-from email_validator import EmailNotValidError, validate_email
 
+from mailbot.addresses import AddressError, check_address, normal_address, without_tag
 from mailbot.pairings import round_robin
 from mailbot.profile import Profile, ProfileError, profile
 
@@ -141,18 +141,25 @@ class StartList:
         raise KeyError(id)
 
 
-def load_start_list(path: str | os.PathLike[str]) -> StartList:
-    """Read and validate the start-list file at ``path``."""
+def load_start_list(
+    path: str | os.PathLike[str],
+    *,
+    special_use: bool = False,
+    bot_addresses: Sequence[str] = (),
+) -> StartList:
+    """Read and validate the start-list file at ``path`` (see :func:`start_list_from_mapping`)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise StartListError("", "file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise StartListError("", f"cannot read the file: {exc}") from None
-    return parse_start_list(text)
+    return parse_start_list(text, special_use=special_use, bot_addresses=bot_addresses)
 
 
-def parse_start_list(text: str) -> StartList:
+def parse_start_list(
+    text: str, *, special_use: bool = False, bot_addresses: Sequence[str] = ()
+) -> StartList:
     """Validate the start list in the YAML ``text``."""
     try:
         data = yaml.safe_load(text)
@@ -161,11 +168,17 @@ def parse_start_list(text: str) -> StartList:
         problem = getattr(exc, "problem", None) or str(exc)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         raise StartListError("", f"not valid YAML: {where}{problem}") from None
-    return start_list_from_mapping(data)
+    return start_list_from_mapping(data, special_use=special_use, bot_addresses=bot_addresses)
 
 
-def start_list_from_mapping(data: Any) -> StartList:
+def start_list_from_mapping(
+    data: Any, *, special_use: bool = False, bot_addresses: Sequence[str] = ()
+) -> StartList:
     """Validate an already parsed start list.
+
+    ``special_use`` lets addresses on special-use domains (``.local``, ``.test``)
+    through; ``bot_addresses`` are the bot's own, which no player or director
+    may have.
 
     >>> start_list_from_mapping({"index": "A/1"})
     Traceback (most recent call last):
@@ -214,8 +227,9 @@ def start_list_from_mapping(data: Any) -> StartList:
     if not isinstance(conditional_moves, bool):
         raise StartListError("conditional_moves", "must be true or false")
 
-    director = _director(data.get("director"))
-    players = _players(data.get("players"))
+    director = _director(data.get("director"), special_use)
+    players = _players(data.get("players"), special_use)
+    _check_roles(director, players, bot_addresses)
     games = _games(data.get("games"), [p.id for p in players])
     return StartList(
         index=index,
@@ -234,19 +248,36 @@ def start_list_from_mapping(data: Any) -> StartList:
     )
 
 
-def normalise_email(path: str, address: Any) -> str:
-    """The address in the form the bot compares: validated, lower case.
+def normalise_email(path: str, address: Any, special_use: bool = False) -> str:
+    """The address in the form the bot compares: validated, in its normal form.
 
     >>> normalise_email("email", "Ivan.Ivanov@Example.ORG")
     'ivan.ivanov@example.org'
+    >>> normalise_email("email", "ivan@xn--e1afmkfd.xn--90ae")
+    'ivan@пример.бг'
     """
     if not isinstance(address, str) or not address.strip():
         raise StartListError(path, "must be an e-mail address")
     try:
-        checked = validate_email(address.strip(), check_deliverability=False)
-    except EmailNotValidError as exc:
-        raise StartListError(path, f"{address!r} is not a valid e-mail address: {exc}") from None
-    return checked.normalized.lower()
+        return check_address(address, special_use=special_use)
+    except AddressError as exc:
+        raise StartListError(path, str(exc)) from None
+
+
+def _check_roles(
+    director: Director, players: Sequence[PlayerEntry], bot_addresses: Sequence[str]
+) -> None:
+    """No player writes from the director's or the bot's address: mail from there
+    would be read as orders, or as the bot's own (and never answered)."""
+    bots = {without_tag(normal_address(a)) for a in bot_addresses if "@" in a}
+    if without_tag(director.email) in bots:
+        raise StartListError("director.email", f"{director.email} is the bot's own address")
+    for i, player in enumerate(players):
+        path = f"players[{i}].email"
+        if without_tag(player.email) in bots:
+            raise StartListError(path, f"{player.email} is the bot's own address")
+        if player.email == director.email:
+            raise StartListError(path, f"{player.email} is the director's address")
 
 
 _MISSING: Any = object()
@@ -291,7 +322,7 @@ def _date(data: Mapping[str, Any], key: str) -> datetime.date:
     raise StartListError(key, "must be a date like 2026-03-01")
 
 
-def _director(data: Any) -> Director:
+def _director(data: Any, special_use: bool) -> Director:
     if data is None:
         raise StartListError("director", "is required")
     if not isinstance(data, Mapping):
@@ -302,7 +333,7 @@ def _director(data: Any) -> Director:
     name = _text(data, "name", "director.name")
     if "email" not in data:
         raise StartListError("director.email", "is required")
-    return Director(name, normalise_email("director.email", data["email"]))
+    return Director(name, normalise_email("director.email", data["email"], special_use))
 
 
 def _player_id(value: Any, path: str) -> str:
@@ -314,7 +345,7 @@ def _player_id(value: Any, path: str) -> str:
     return value.strip()
 
 
-def _players(data: Any) -> list[PlayerEntry]:
+def _players(data: Any, special_use: bool) -> list[PlayerEntry]:
     if data is None:
         raise StartListError("players", "is required")
     if not isinstance(data, list):
@@ -340,7 +371,7 @@ def _players(data: Any) -> list[PlayerEntry]:
         name = _text(item, "name", f"{path}.name")
         if "email" not in item:
             raise StartListError(f"{path}.email", "is required")
-        email = normalise_email(f"{path}.email", item["email"])
+        email = normalise_email(f"{path}.email", item["email"], special_use)
         if email in emails:
             raise StartListError(f"{path}.email", f"{email} is already players[{emails[email]}]")
         emails[email] = i

@@ -44,6 +44,7 @@ from sqlalchemy import (
     event,
     func,
     select,
+    text,
 )
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import (
@@ -64,6 +65,7 @@ __all__ = [
     "DelayNotice",
     "DuplicateTournamentError",
     "Game",
+    "HeldOrder",
     "InboundMessage",
     "Leave",
     "LeaveCancellation",
@@ -84,6 +86,7 @@ __all__ = [
     "migrations_directory",
     "schema_revision",
     "session_factory",
+    "store_problem",
     "upgrade",
 ]
 
@@ -95,6 +98,7 @@ OUTBOX_STATUSES = ("pending", "sent", "failed")
 CLAIM_KINDS = ("silence", "overstep", "draw", "adjudication")
 CLAIM_STATUSES = ("open", "confirmed", "rejected")
 PENALTY_DECIDERS = ("referee", "td")
+HELD_STATUSES = ("held", "confirmed", "lapsed")
 LEAVE_GRANTORS = ("player", "td")
 
 NAMING_CONVENTION = {
@@ -306,9 +310,12 @@ class InboundMessage(Base):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    #: The ``Message-ID`` header, if the message has one.
-    message_id: Mapped[str | None] = mapped_column(String(998), unique=True)
+    #: The ``Message-ID`` header, if the message has one (not unique: anyone may reuse one).
+    message_id: Mapped[str | None] = mapped_column(String(998))
     raw_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    #: The hash of the Message-ID, the sender and the text: the same message, delivered
+    #: twice with other bytes (another ``Received:`` line), has the same fingerprint.
+    fingerprint: Mapped[str | None] = mapped_column(String(64), unique=True)
     folder: Mapped[str | None] = mapped_column(String(200))
     uidvalidity: Mapped[int | None] = mapped_column(BigInteger)
     uid: Mapped[int | None] = mapped_column(BigInteger)
@@ -557,6 +564,30 @@ class Claim(Base):
     game: Mapped[Game] = relationship(back_populates="claims")
 
 
+class HeldOrder(Base):
+    """Orders in the director's name that the bot could not authenticate (no DMARC pass,
+    not a reply to the bot's own mail): held until the director confirms them by
+    replying to the challenge mail, or until they lapse."""
+
+    __tablename__ = "held_orders"
+    __table_args__ = (CheckConstraint(_one_of("status", HELD_STATUSES), name="status"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: The director's registered address the orders claim to come from.
+    director_email: Mapped[str] = mapped_column(String(320), index=True)
+    #: The order lines as written.
+    orders: Mapped[list[str]]
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+    #: The challenge mail sent to the director.
+    outbox_id: Mapped[int | None] = mapped_column(
+        ForeignKey("outbox.id", ondelete="SET NULL"), index=True
+    )
+    status: Mapped[str] = mapped_column(String(10), default="held")
+    created_at: Mapped[datetime.datetime]
+    lapses_at: Mapped[datetime.datetime]
+    decided_at: Mapped[datetime.datetime | None]
+
+
 class ReplyCount(Base):
     """Answers sent to one address on one day (the reply cap against mail loops)."""
 
@@ -583,6 +614,11 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() == "sqlite":
         kwargs.setdefault("connect_args", {}).setdefault("timeout", 30)
+    else:
+        # a server restarted under the bot leaves dead connections in the pool: test each
+        # before use; and do not wait long for a server that does not answer
+        kwargs.setdefault("pool_pre_ping", True)
+        kwargs.setdefault("connect_args", {}).setdefault("connect_timeout", 10)
     engine = create_engine(parsed, **kwargs)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -593,6 +629,25 @@ def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def store_problem(sessions: sessionmaker[Session]) -> str | None:
+    """Why the database cannot be reached, in one line; None when it answers.
+
+    >>> engine = make_engine("sqlite://")
+    >>> store_problem(session_factory(engine)) is None
+    True
+    """
+    try:
+        with sessions() as session:
+            session.execute(text("SELECT 1"))
+    except Exception as exc:
+        bind = sessions.kw.get("bind")
+        where = describe_url(bind.url) if bind is not None else "the database"
+        lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        reason = lines[0] if lines else type(exc).__name__
+        return f"the database {where} cannot be reached ({reason})"
+    return None
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

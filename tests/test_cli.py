@@ -74,11 +74,11 @@ def test_init_is_idempotent(db_url: str, tmp_path: Path) -> None:
     config = str(write_config(tmp_path, db_url))
     status, out = run("-c", config, "init")
     assert status == 0
-    assert "created at revision 0001" in out
+    assert "created at revision 0002" in out
     status, out = run("-c", config, "init")
     assert status == 0
-    assert "up to date at revision 0001" in out
-    assert schema_revision(db_url) == "0001"
+    assert "up to date at revision 0002" in out
+    assert schema_revision(db_url) == "0002"
 
 
 def test_tournament_import_then_again(
@@ -166,7 +166,7 @@ def test_bad_start_list_names_the_key(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "none.yaml: file not found" in capsys.readouterr().err
 
 
-def test_other_failures_exit_1_and_are_logged(
+def test_a_database_without_tables_is_one_line_that_says_init(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # No `init`: the tables do not exist.
@@ -175,8 +175,27 @@ def test_other_failures_exit_1_and_are_logged(
     start_list.write_text(START_LIST, encoding="utf-8")
     assert run("-c", config, "tournament", "import", str(start_list))[0] == 1
     err = capsys.readouterr().err
-    assert "ERROR mailbot: tournament import failed" in err
-    assert "no such table" in err
+    assert err.count("\n") == 1, err
+    assert "has no tables yet (no such table" in err
+    assert f"run: mailbot -c {config} init" in err
+    assert "Traceback" not in err
+
+
+def test_other_failures_exit_1_and_are_logged(
+    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = str(write_config(tmp_path, db_url))
+    assert run("-c", config, "init")[0] == 0
+
+    def broken(*args: object) -> str:
+        raise RuntimeError("a bug in the report")
+
+    # A stand-in for a bug: no real part fails this way on purpose.
+    monkeypatch.setattr("mailbot.report.overview", broken)
+    assert run("-c", config, "status")[0] == 1
+    err = capsys.readouterr().err
+    assert "ERROR mailbot: status failed" in err
+    assert "RuntimeError: a bug in the report" in err
 
 
 @pytest.mark.parametrize(

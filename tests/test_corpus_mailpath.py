@@ -177,6 +177,7 @@ CASES = [
     Case("32-truncated.eml", "e4 Nc6 Nf3 d6 d4 Be6 Be2 Qd7 O-O", "a8d8", IVAN, draw=True),
     Case("33-outlook-out-of-office.eml", "e4", None, MARIA, kind="machine"),
     Case("34-vacation-x-autoreply.eml", "", None, HANS, kind="machine"),
+    Case("57-mailru-autoreply-subject-only.eml", "e4", None, ALEKSEI, kind="machine"),
     Case("35-bounce-delivery-status.eml", "", None, "", kind="machine"),
     Case(
         "36-mailing-list.eml",

@@ -280,7 +280,7 @@ def die():
     os.kill(os.getpid(), signal.SIGKILL)
 
 original_move = IMAPClient.move
-original_send = smtplib.SMTP.send_message
+original_send = smtplib.SMTP.sendmail
 point = sys.argv.pop(1)
 if point == "inside-transaction":
     @event.listens_for(Session, "after_flush")
@@ -292,10 +292,10 @@ elif point == "after-commit":
         die()  # the bot moves a message to the done folder only after the commit
     IMAPClient.move = move
 elif point == "after-smtp":
-    def send_message(self, *args, **kwargs):
+    def sendmail(self, *args, **kwargs):
         refused = original_send(self, *args, **kwargs)
         die()  # the server said 250; the outbox row is not marked sent yet
-    smtplib.SMTP.send_message = send_message
+    smtplib.SMTP.sendmail = sendmail
 elif point == "poison-then-after-quarantine-commit":
     @event.listens_for(Session, "before_flush")
     def poison(session, context, instances):

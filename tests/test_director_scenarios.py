@@ -99,12 +99,27 @@ def send(fed: Federation, who: str, body: str, when: datetime.datetime, game: st
 
 
 def order(fed: Federation, body: str, when: datetime.datetime) -> str:
-    """The director writes ``body``; returns the text of the bot's "orders" answer."""
-    fed.write(TD, body, when)
-    fed.poll(when + datetime.timedelta(minutes=5))
+    """The director writes ``body`` and confirms it when asked (the mail carries no
+    DMARC verdict); returns the text of the bot's "orders" answer."""
+    confirm_order(fed, body, when)
     answer = fed.last(TD)
     assert answer.message["Subject"].endswith("Your orders"), answer.message["Subject"]
     return text_of(answer)
+
+
+def confirm_order(fed: Federation, body: str, when: datetime.datetime) -> None:
+    """The director writes ``body``; the bot holds it and asks; the director confirms.
+
+    Nothing of the order is done until the confirmation arrives.
+    """
+    before = [m.message["Message-ID"] for m in fed.received(TD)]
+    fed.write(TD, body, when)
+    fed.poll(when + datetime.timedelta(minutes=5))
+    challenge = fed.last(TD)
+    assert challenge.message["Message-ID"] not in before
+    assert challenge.message["X-Mailbot-Held"], challenge.message["Subject"]
+    fed.write(TD, "", when + datetime.timedelta(minutes=10), reply_to=challenge)
+    fed.poll(when + datetime.timedelta(minutes=15))
 
 
 def pgn_of(item: Received) -> chess.pgn.Game:
@@ -244,8 +259,7 @@ def test_oversteps_found_when_the_moves_arrive_are_reported_once(make: Make) -> 
     assert "31 days where 30 were allowed by move 19" in text_of(second)
     assert len(mail(fed, "walter@example.org", "overstep")) == 2
     # the director confirms by naming the game, without replying to the packet
-    fed.write(TD, "confirm OS-2/1", day(2026, 3, 16))
-    fed.poll(day(2026, 3, 16, 11))
+    confirm_order(fed, "confirm OS-2/1", day(2026, 3, 16))
     for address in ("walter@example.org", "bella@example.org", TD):
         (over,) = mail(fed, address, "game-over")
         assert over.message["X-Mailbot-Result"] == "0-1"

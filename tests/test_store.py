@@ -138,7 +138,7 @@ def test_upgrade_is_idempotent_and_reversible(db_url: str) -> None:
     assert schema_revision(db_url) is None
     upgrade(db_url)
     upgrade(db_url)
-    assert schema_revision(db_url) == "0001"
+    assert schema_revision(db_url) == "0002"
     engine = make_engine(db_url)
     try:
         with engine.begin() as connection:
@@ -147,6 +147,38 @@ def test_upgrade_is_idempotent_and_reversible(db_url: str) -> None:
         assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
         upgrade(engine)
         assert schema_differences(engine) == []
+    finally:
+        engine.dispose()
+
+
+def test_upgrade_from_the_first_schema_keeps_the_mail(db_url: str) -> None:
+    """0002 drops the uniqueness of Message-IDs and keeps every stored message."""
+    upgrade(db_url, "0001")
+    engine = make_engine(db_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                InboundMessage.__table__.insert(),
+                [
+                    {
+                        "message_id": f"<{n}@example.org>",
+                        "raw_sha256": f"{n:064d}",
+                        "internaldate": NOW,
+                        "raw": b"x",
+                        "status": "processed",
+                        "attempts": 0,
+                        "created_at": NOW,
+                    }
+                    for n in (1, 2)
+                ],
+            )
+        upgrade(engine)
+        assert schema_revision(engine) == "0002"
+        assert schema_differences(engine) == []
+        with session_factory(engine).begin() as session:
+            assert len(session.scalars(select(InboundMessage)).all()) == 2
+            # the same Message-ID from someone else is another message now
+            session.add(inbound(1, raw_sha256="f" * 64, from_addr="eve@example.net", uid=99))
     finally:
         engine.dispose()
 
@@ -256,8 +288,8 @@ def _same_ply(session: Session, t: int) -> None:
         _add(session, Move(game_id=g.id, ply=1, uci="e2e4", san="e4", text="e2-e4", sent_at=NOW))
 
 
-def _same_message_id(session: Session, t: int) -> None:
-    _add(session, inbound(1), inbound(2, message_id="<1@example.org>"))
+def _same_fingerprint(session: Session, t: int) -> None:
+    _add(session, inbound(1, fingerprint="a" * 64), inbound(2, fingerprint="a" * 64))
 
 
 def _same_uid(session: Session, t: int) -> None:
@@ -295,7 +327,7 @@ UNIQUE_CASES: list[UniqueCase] = [
     _same_player_email,
     _same_game_number,
     _same_ply,
-    _same_message_id,
+    _same_fingerprint,
     _same_uid,
     _same_outbox_id,
     _bad_result,
