@@ -77,6 +77,8 @@ log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 3
 #: How long orders held for the director's confirmation stay open.
 HOLD_DAYS = 7
+#: Moves are read from the first this-many characters of a message's new text.
+MOVE_TEXT = 20_000
 #: A sender who is neither a player nor a director gets at most this many answers a day.
 STRANGER_ANSWERS_PER_DAY = 1
 
@@ -804,8 +806,17 @@ class Desk:
             self._notice(ctx, g, mover, "adjudication-pending", {})
             return
         judgement = referee.judge(
-            letter.body, board, notation_for(mover), conditional_allowed=t.conditional_moves
+            letter.body[:MOVE_TEXT],
+            board,
+            notation_for(mover),
+            conditional_allowed=t.conditional_moves,
         )
+        subject_move = _subject_move(letter, g)
+        if judgement.verdict is referee.Verdict.NO_MOVE and subject_move:
+            # a move written only in the subject ("Re: [X/3] 12. Кg1-f3"), the body empty
+            judgement = referee.judge(
+                subject_move, board, notation_for(mover), conditional_allowed=t.conditional_moves
+            )
         has_move = judgement.verdict is not referee.Verdict.NO_MOVE
         if words.has(Word.STATUS) and not has_move:
             self._send(
@@ -1438,6 +1449,23 @@ class Desk:
             references=ctx.letter.references,
             inbound_id=ctx.inbound.id,
         )
+
+
+def _subject_move(letter: Letter, g: Game) -> str:
+    """The text after the game tag of a subject, when a move may be written there.
+
+    Only for a message whose body is empty, and never the bot's own subject
+    (``[X/3] White – Black: ...``, which a reply keeps and which may name the
+    opponent's move).
+    """
+    if letter.body.strip() or not letter.game_tag:
+        return ""
+    core = letter.subject_core
+    _, bracket, after = core.partition("]")
+    ours = f"{g.white.name} – {g.black.name}" in after or (" – " in after and ": " in after)
+    if not bracket or ours:
+        return ""
+    return after.strip()
 
 
 def one_index(tournaments: Sequence[Tournament]) -> str | None:

@@ -150,7 +150,7 @@ class Mailbox:
                 timeout=self.timeout,
             )
         except Exception as exc:
-            raise MailboxError(f"{where} cannot be reached: {_reason(exc)}") from exc
+            raise MailboxError(f"{where} cannot be reached ({_reason(exc)})") from exc
         self._client = client
         try:
             if security_mode(s.security) == "starttls":

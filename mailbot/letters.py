@@ -46,6 +46,7 @@ from email.utils import collapse_rfc2231_value, getaddresses, parsedate_to_datet
 from html.parser import HTMLParser
 
 from mailbot.addresses import normal_address, without_tag
+from mailbot.intent import Word, read_words
 
 __all__ = [
     "AutoKind",
@@ -1093,6 +1094,13 @@ _RE_DAEMON_NAME = re.compile(
     r"|mail\s*administrator|почтов\w*\s+(?:служба|система)",
     re.IGNORECASE,
 )
+# Subjects that may be a person's own words ("I am away") as well as an autoresponder's:
+# an out-of-office reply unless the text asks for leave (then a player wrote it).
+_RE_AWAY = re.compile(
+    r"^\s*(?:отсъствам|отсъствие|в\s+отпуск[еа]?|в\s+отпуска|on\s+vacation|on\s+holiday"
+    r"|on\s+leave|away)(?:\s*[:：\-–—(]|\s*$|\s+(?:до|until|till)\b)",
+    re.IGNORECASE,
+)
 # Out-of-office replies that carry no header saying so, known by how their subject begins.
 _RE_OUT_OF_OFFICE = re.compile(
     r"^\s*(?:out\s+of\s+(?:the\s+)?office|automatic\s+reply|auto[-\s]?reply|auto[-\s]?response"
@@ -1119,6 +1127,7 @@ def _auto_kind(
     from_addr: str,
     senders: Iterable[tuple[str, str]],
     subject: str,
+    body: str,
     own_addresses: Collection[str],
 ) -> AutoKind | None:
     own = {without_tag(normal_address(a)) for a in own_addresses}
@@ -1152,6 +1161,8 @@ def _auto_kind(
     if _RE_SPACE.sub("", headers.get("return-path", "x")) == "<>":
         return AutoKind.EMPTY_RETURN_PATH
     if _RE_OUT_OF_OFFICE.match(subject):
+        return AutoKind.OUT_OF_OFFICE
+    if _RE_AWAY.match(subject) and not read_words(body).has(Word.LEAVE):
         return AutoKind.OUT_OF_OFFICE
     return None
 
@@ -1259,6 +1270,7 @@ def _read(raw: bytes, own_addresses: Collection[str]) -> Letter:
     if not items:
         # Not a message at all: no header field could be read.
         full = unquoted = ""
+    body = _text_body(new_text(unquoted))
     return Letter(
         message_id=_message_id(headers.get("message-id")),
         raw_sha256=hashlib.sha256(raw).hexdigest(),
@@ -1274,12 +1286,12 @@ def _read(raw: bytes, own_addresses: Collection[str]) -> Letter:
         in_reply_to=_message_ids(headers.get("in-reply-to", ""))[:10],
         references=_message_ids(" ".join(every("references")))[-MAX_REFERENCES:],
         date_header=_date(headers.get("date")),
-        body=_text_body(new_text(unquoted)),
+        body=body,
         full_text=_text_body(full),
         authentication_results=tuple(
             _storable(_clean(v), MAX_HEADER) for v in every("authentication-results")
         )[:20],
-        auto=_auto_kind(message, headers, from_addr, senders, subject, own_addresses),
+        auto=_auto_kind(message, headers, from_addr, senders, subject, body, own_addresses),
         garbled=garbled,
         readable=readable and bool(items),
         headers=types.MappingProxyType(headers),

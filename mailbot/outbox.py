@@ -293,7 +293,7 @@ def deliver_due(
         with postman.batch():
             done, reachable = _deliver(sessions, postman, now, ids, on_give_up, stopping)
         total += done
-        if not reachable or len(ids) < batch:
+        if not reachable:
             return total
     return total
 

@@ -81,7 +81,8 @@ class Dovecot:
         entry = pwd.getpwnam(self.user)
         for sub in ("run", "state", "mail"):
             (self.root / sub).mkdir(exist_ok=True)
-        self.passwd.write_text("")
+        if not self.passwd.exists():  # a restart keeps the accounts
+            self.passwd.write_text("")
         if os.geteuid() == 0:
             os.chown(self.mail, entry.pw_uid, entry.pw_gid)
         internal = "dovecot" if os.geteuid() == 0 else self.user

@@ -223,3 +223,74 @@ def test_python_dash_m(tmp_path: Path) -> None:
     )
     assert done.returncode == 0
     assert done.stdout.strip() == f"mailbot {__version__}"
+
+
+def test_the_config_option_may_follow_the_command(db_url: str, tmp_path: Path) -> None:
+    config = str(write_config(tmp_path, db_url))
+    status, out = run("init", "-c", config)
+    assert status == 0
+    assert "created at revision" in out
+    assert run("status", "--config", config)[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("td@federation.example", "players[1].email: td@federation.example is the director's"),
+        ("Bot@Federation.Example", "players[1].email: bot@federation.example is the bot's own"),
+        ("bot+chess@federation.example", "is the bot's own address"),
+        ("ivanov@example.org", "players[1].email: ivanov@example.org is already players[0]"),
+        ("petrov@club.local", "is a special-use or reserved name"),
+    ],
+)
+def test_an_address_that_cannot_be_a_players_is_refused_at_import(
+    sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: str, message: str
+) -> None:
+    config = str(write_config(tmp_path, sqlite_url))
+    assert run("-c", config, "init")[0] == 0
+    start_list = tmp_path / "start.yaml"
+    start_list.write_text(START_LIST.replace("petrov@example.org", change), encoding="utf-8")
+    assert run("-c", config, "tournament", "import", str(start_list))[0] == 2
+    assert message in capsys.readouterr().err
+    with session_factory(make_engine(sqlite_url))() as session:
+        assert session.scalar(select(func.count()).select_from(Tournament)) == 0
+
+
+def test_a_club_may_allow_special_use_domains(sqlite_url: str, tmp_path: Path) -> None:
+    config = str(write_config(tmp_path, sqlite_url, policy={"special_use_domains": True}))
+    assert run("-c", config, "init")[0] == 0
+    start_list = tmp_path / "start.yaml"
+    text = START_LIST.replace("example.org", "club.local").replace("federation.example", "lan.test")
+    start_list.write_text(text, encoding="utf-8")
+    assert run("-c", config, "tournament", "import", str(start_list))[0] == 0
+    with session_factory(make_engine(sqlite_url))() as session:
+        emails = session.scalars(select(Player.email).order_by(Player.id)).all()
+    assert emails[0] == "ivanov@club.local"
+
+
+def test_an_unreachable_server_is_one_line_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # nothing listens on port 9 of the loopback: a database and an IMAP server that are down
+    down = "postgresql+psycopg://bot:s3cret@127.0.0.1:9/federation"
+    config = str(write_config(tmp_path, down))
+    assert run("-c", config, "status")[0] == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith(
+        "mailbot: the database postgresql+psycopg://bot:***@127.0.0.1:9/federation cannot be"
+    )
+    assert f"check that the server runs and `database` in {config}" in err
+    assert "s3cret" not in err and "Traceback" not in err
+
+    sqlite = f"sqlite:///{tmp_path / 'm.db'}"
+    imap = {"host": "127.0.0.1", "port": 9, "security": "none", "username": "bot",
+            "password": "x", "folder": "INBOX", "done_folder": "Processed"}  # fmt: skip
+    config = str(write_config(tmp_path, sqlite, imap=imap))
+    assert run("-c", config, "init")[0] == 0
+    capsys.readouterr()
+    assert run("-c", config, "poll", "--once")[0] == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith("mailbot: IMAP 127.0.0.1:9 cannot be reached (")
+    assert f"check that the server runs and `imap` in {config}" in err

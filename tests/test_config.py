@@ -183,7 +183,29 @@ ERRORS: list[tuple[str, str, Any, str]] = [
     ("sweep hour", "sweep.hour", 24, "sweep.hour: must be at most 23"),
     ("log level", "log_level", "LOUD", "log_level: must be one of DEBUG"),
     ("bad variable name", "imap.username", "${1X}", "imap.username: ${1X} is not a valid"),
+    ("timeout zero", "smtp.timeout", 0, "smtp.timeout: must be at least 1"),
+    ("timeout text", "imap.timeout", "soon", "imap.timeout: must be a whole number"),
+    ("password without user", "smtp.username", ..., "smtp.username: is required when"),
+    ("special domains", "policy.special_use_domains", "yes", "policy.special_use_domains: must"),
 ]
+
+
+def test_a_relay_without_authentication_needs_no_username() -> None:
+    """A local MTA or a relay that trusts the host: no username, no password, no AUTH."""
+    data = changed("smtp.username", ...)
+    del data["smtp"]["password"]
+    config = config_from_mapping(data, ENV)
+    assert (config.smtp.username, config.smtp.password) == (None, None)
+
+
+def test_timeouts_default_to_15_seconds_and_can_be_set() -> None:
+    config = config_from_mapping(GOOD, ENV)
+    assert (config.imap.timeout, config.smtp.timeout) == (15, 15)
+    config = config_from_mapping(changed("imap.timeout", 5), ENV)
+    assert config.imap.timeout == 5
+    assert config_from_mapping(
+        changed("policy.special_use_domains", True), ENV
+    ).policy.special_use_domains
 
 
 @pytest.mark.parametrize(

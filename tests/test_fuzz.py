@@ -1,0 +1,172 @@
+"""Fuzzing the desk with messages of random structure, on SQLite and PostgreSQL.
+
+Hypothesis builds messages from parts a hostile or broken sender might use:
+header fields in any order and number (Froms of players, the director,
+strangers, garbage), encoded words with NUL and line breaks, game tags, MIME
+trees of random depth with random content types, charsets, transfer
+encodings and bodies (moves, words, binary noise). Whatever comes, the desk
+must record the message and decide its fate without an error: a failure the
+desk had to catch (``Outcome.FAILED``) is a bug this test reports.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import quopri
+from collections.abc import Iterator
+
+import pytest
+from deskbench import BLACK, BOT, GREY, IVAN, TD, WHITE, Bench, at
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mailbot.desk import Outcome
+
+SENDERS = [
+    WHITE,
+    BLACK,
+    GREY,
+    IVAN,
+    TD,
+    BOT,
+    "eve@evil.example",
+    "иван@пример.бг",
+    f"{WHITE} <eve@evil.example>",
+    f'"{TD}" <eve@evil.example>',
+    "=?utf-8?Q?a=00b?= <eve@evil.example>",
+    "MAILER_DAEMON@mx.example.org",
+    "undisclosed-recipients:;",
+    "",
+    "<>",
+    "@@@",
+]
+WORDS = [
+    "1. e2-e4",
+    "1... e7-e5",
+    "1. Кg1-f3",
+    "кg8-f6",
+    "5254",
+    "draw",
+    "resign",
+    "accept",
+    "claim",
+    "status",
+    "help",
+    "leave 2026-06-01 2026-06-30",
+    "forfeit PX-1/1 black",
+    "penalty PX-1/1 white 10",
+    "confirm",
+    "\x00",
+    "> 1. d2-d4",
+    "-- ",
+    "Ход: Тf1:f7",
+]
+CHARSETS = ["utf-8", "cp1251", "koi8-r", "idna", "x-unknown", "utf-7", "", "base64", "utf-16"]
+TYPES = ["text/plain", "text/html", "application/octet-stream", "message/rfc822", "text/x-junk"]
+FIELDS = ["In-Reply-To", "References", "Auto-Submitted", "Authentication-Results", "Precedence"]
+FIELDS += ["Return-Path", "Date", "X-Junk", "Content-Type", "Sender", "List-Id"]
+ENCODINGS = ["7bit", "8bit", "base64", "quoted-printable", "x-uuencode", "binary"]
+
+_ids = itertools.count(1)
+
+
+@st.composite
+def header_value(draw: st.DrawFn) -> str:
+    text = draw(st.sampled_from(["", "[PX-1/1] move", "Re: [PX-1/2] 1. Ng1-f3", "Автоответ:"]))
+    text += draw(st.text(max_size=30))
+    if draw(st.booleans()):
+        raw = text.encode("utf-8", "surrogatepass")
+        text = f"=?utf-8?B?{base64.b64encode(raw).decode()}?="
+    if draw(st.booleans()):
+        text += draw(st.sampled_from(["=?utf-8?Q?x=00y?=", "=?x?Q?=0D=0A?=", "\r\n\tfolded"]))
+    return text.replace("\n", "\n ").replace("\r\n ", "\r\n ")
+
+
+@st.composite
+def part(draw: st.DrawFn, depth: int) -> bytes:
+    """A MIME part: a leaf with random type, charset, encoding and body, or a tree."""
+    if depth > 0 and draw(st.booleans()):
+        boundary = f"b{depth}x{draw(st.integers(0, 99))}"
+        children = draw(st.lists(part(depth - 1), min_size=0, max_size=3))
+        subtype = draw(st.sampled_from(["mixed", "alternative", "related", "signed", "report"]))
+        head = f'Content-Type: multipart/{subtype}; boundary="{boundary}"\r\n\r\n'.encode()
+        body = b"".join(b"--" + boundary.encode() + b"\r\n" + c + b"\r\n" for c in children)
+        if draw(st.booleans()):
+            body += b"--" + boundary.encode() + b"--\r\n"
+        return head + body
+    ctype = draw(st.sampled_from(TYPES))
+    charset = draw(st.sampled_from(CHARSETS))
+    encoding = draw(st.sampled_from(ENCODINGS))
+    words = draw(st.lists(st.sampled_from(WORDS), max_size=4))
+    text = "\n".join([*words, draw(st.text(max_size=40))])
+    if ctype == "text/html":
+        text = f"<div>{text}<blockquote>1. d2-d4</blockquote>" + "<b>" * draw(st.integers(0, 50))
+    data = text.encode("utf-8", "surrogatepass")
+    if draw(st.booleans()):
+        data += draw(st.binary(max_size=40))
+    if encoding == "base64":
+        data = base64.b64encode(data)[: draw(st.integers(0, 400))]
+    elif encoding == "quoted-printable":
+        data = quopri.encodestring(data)
+    head = f"Content-Type: {ctype}; charset={charset}\r\nContent-Transfer-Encoding: {encoding}\r\n"
+    return head.encode() + b"\r\n" + data
+
+
+@st.composite
+def message(draw: st.DrawFn) -> bytes:
+    fields: list[tuple[str, str]] = []
+    for _ in range(draw(st.integers(0, 3))):
+        fields.append(("From", draw(st.sampled_from(SENDERS))))
+    fields.append(("Subject", draw(header_value())))
+    if draw(st.booleans()):
+        fields.append(("Message-ID", f"<f{next(_ids)}{draw(st.text(max_size=10))}@fuzz.example>"))
+    for name in draw(st.lists(st.sampled_from(FIELDS), max_size=4)):
+        fields.append((name, draw(header_value())))
+    fields = draw(st.permutations(fields))
+    head = "".join(f"{k}: {v}\r\n" for k, v in fields).encode("utf-8", "surrogatepass")
+    head += b"MIME-Version: 1.0\r\n"
+    return head + draw(part(draw(st.integers(0, 4))))
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def bench(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Bench]:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('fuzz') / 'fuzz.db'}"
+        b = Bench(url)
+        try:
+            yield b
+        finally:
+            b.close()
+        return
+    # one PostgreSQL schema for the whole module (the conftest fixture is per test)
+    from conftest import POSTGRES_URL, require_postgres
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    require_postgres()
+    admin = create_engine(POSTGRES_URL)
+    schema = f"fuzz_{next(_ids)}_{id(request)}"
+    with admin.begin() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    url = make_url(POSTGRES_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+    b = Bench(url.render_as_string(hide_password=False))
+    try:
+        yield b
+    finally:
+        b.close()
+        with admin.begin() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(raw=message())
+def test_any_message_gets_a_fate_and_never_an_error(bench: Bench, raw: bytes) -> None:
+    outcome = bench.receive(raw, at(2))
+    assert outcome not in (Outcome.FAILED, Outcome.QUARANTINED), raw[:300]
+    row = bench.last_inbound()
+    assert row.status != "new"
+    assert row.attempts == 0, row.last_error

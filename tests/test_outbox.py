@@ -1,0 +1,230 @@
+"""The outbox cannot jam: each row goes on its own, to a real aiosmtpd listener.
+
+A row the path cannot carry (a non-ASCII mailbox name without SMTPUTF8, a
+recipient the server refuses for good) is given up with its reason, the
+director hears of it once, and every other row goes out. Addresses travel in
+the form the server can carry; no header line exceeds 998 characters.
+"""
+
+from __future__ import annotations
+
+import datetime
+import email
+import email.policy
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from aiosmtpd.controller import Controller
+from deskbench import BOT, TD, Bench, at
+from harness import config_mapping
+from mailservers import ImapAccount, SmtpSink
+
+from mailbot.cli import main
+from mailbot.config import config_from_mapping
+from mailbot.daemon import deliver
+from mailbot.outbox import compose, queue
+from mailbot.postman import Postman
+from mailbot.store import Outbox
+
+START_LIST = """
+index: OB-1
+name: Outbox cup
+profile: bg-email
+start: 2026-03-01
+end: 2027-06-30
+language: bg
+notation: bg-cyrillic
+director: {name: Тодор Тодоров, email: td@federation.example}
+players:
+  - {id: ivan, name: Иван Иванов, email: иван@пример.бг}
+  - {id: petar, name: Петър Петров, email: petar@пример.бг}
+  - {id: maria, name: Maria Smith, email: maria@example.org, language: en}
+games:
+  - {white: ivan, black: petar}
+  - {white: maria, black: ivan}
+"""
+IVAN, PETAR, MARIA = "иван@пример.бг", "petar@пример.бг", "maria@example.org"
+
+
+class Sink(SmtpSink):
+    """The test SMTP listener, with or without SMTPUTF8, refusing some recipients for good."""
+
+    def __init__(self, *, smtputf8: bool, refuse: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.refuse = refuse
+        self.raw: list[bytes] = []
+        self.controller = Controller(
+            self, hostname="127.0.0.1", port=self.port, enable_SMTPUTF8=smtputf8
+        )
+
+    async def handle_RCPT(
+        self, server: object, session: object, envelope: object, address: str, options: object
+    ) -> str:
+        if address in self.refuse:
+            return "550 5.1.1 no such mailbox here"
+        envelope.rcpt_tos.append(address)  # type: ignore[attr-defined]
+        return "250 OK"
+
+    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+        self.raw.append(envelope.original_content or envelope.content)  # type: ignore[attr-defined]
+        return await super().handle_DATA(server, session, envelope)
+
+
+@pytest.fixture
+def bench(sqlite_url: str) -> Iterator[Bench]:
+    b = Bench(sqlite_url, START_LIST)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def sink_of(smtputf8: bool, refuse: tuple[str, ...] = ()) -> Sink:
+    sink = Sink(smtputf8=smtputf8, refuse=refuse)
+    sink.controller.start()
+    return sink
+
+
+def deliver_to(bench: Bench, sink: Sink, now: datetime.datetime) -> tuple[int, int, int]:
+    account = ImapAccount("127.0.0.1", 1, "unused", "unused")
+    config = config_from_mapping(config_mapping("sqlite://", account, sink), {})
+    done = deliver(config, bench.sessions, Postman(config.smtp), now)
+    return done.sent, done.deferred, done.failed
+
+
+def queue_to(bench: Bench, *addresses: str, **changes: object) -> None:
+    with bench.sessions.begin() as session:
+        for address in addresses:
+            row = queue(
+                session,
+                sender=f"Federation CC <{BOT}>",
+                to=[address],
+                subject="[OB-1] Проба",
+                text="Здравейте!",
+                html=None,
+                event="notice",
+                now=at(2),
+            )
+            for name, value in changes.items():
+                setattr(row, name, value)
+
+
+def statuses(bench: Bench) -> dict[str, tuple[str, str | None]]:
+    return {r.to_addrs[0]: (r.status, r.last_error) for r in bench.outbox() if r.event != "error"}
+
+
+def test_without_smtputf8_an_idn_domain_goes_in_punycode_and_a_non_ascii_name_fails_alone(
+    bench: Bench,
+) -> None:
+    queue_to(bench, IVAN, PETAR, MARIA)
+    sink = sink_of(smtputf8=False)
+    try:
+        assert deliver_to(bench, sink, at(2)) == (3, 0, 1)  # two rows, then the notice
+    finally:
+        sink.controller.stop()
+    got = {m.recipients: m for m in sink.messages}
+    assert set(got) == {("petar@xn--e1afmkfd.xn--90ae",), (MARIA,), (TD,)}
+    assert got[("petar@xn--e1afmkfd.xn--90ae",)].message["To"] == "petar@xn--e1afmkfd.xn--90ae"
+    status, error = statuses(bench)[IVAN]
+    assert status == "failed"
+    assert "cannot carry a non-ASCII mailbox name" in (error or "")
+    # the director hears of it once, in the tournament's language, by address and subject
+    notice = got[(TD,)].message
+    assert notice["Subject"] == "[OB-1] Писмо не можа да бъде доставено"
+    text = notice.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    assert IVAN in text and "„[OB-1] Проба“" in text
+    with bench.sessions() as session:
+        assert session.query(Outbox).filter(Outbox.event == "error").count() == 1
+
+
+def test_with_smtputf8_a_non_ascii_address_goes_as_it_is(bench: Bench) -> None:
+    queue_to(bench, IVAN, MARIA)
+    sink = sink_of(smtputf8=True)
+    try:
+        assert deliver_to(bench, sink, at(2)) == (2, 0, 0)
+    finally:
+        sink.controller.stop()
+    (to_ivan,) = sink.to(IVAN)
+    assert to_ivan.message["To"] == IVAN
+    assert to_ivan.message["Subject"] == "[OB-1] Проба"
+
+
+def test_a_recipient_refused_for_good_fails_its_row_and_the_rest_go(bench: Bench) -> None:
+    queue_to(bench, MARIA, PETAR)
+    sink = sink_of(smtputf8=True, refuse=(MARIA,))
+    try:
+        assert deliver_to(bench, sink, at(2)) == (2, 0, 1)
+        # nothing is tried again: the row is given up, the notice went once
+        assert deliver_to(bench, sink, at(3)) == (0, 0, 0)
+    finally:
+        sink.controller.stop()
+    status, error = statuses(bench)[MARIA]
+    assert status == "failed" and "550" in (error or "")
+    assert [m.recipients for m in sink.messages] == [(PETAR,), (TD,)]
+
+
+def test_no_line_exceeds_998_characters_whatever_the_player_sent(bench: Bench) -> None:
+    long_id = "<" + "x" * 2000 + "@players.example>"
+    references = " ".join(f"<r{i}@players.example>" for i in range(40))
+    message = bench.message(
+        IVAN,
+        "1. e2-e4",
+        subject="[OB-1/1] ход",
+        message_id=long_id,
+        headers=[("References", f"{references} {long_id}")],
+    )
+    bench.receive(message, at(2))
+    sink = sink_of(smtputf8=True)
+    try:
+        assert deliver_to(bench, sink, at(3)) == (2, 0, 0)
+    finally:
+        sink.controller.stop()
+    for raw in sink.raw:
+        assert max(len(line) for line in raw.split(b"\r\n")) <= 998
+    confirmation = next(m for m in sink.messages if m.recipients == (IVAN,)).message
+    assert confirmation["In-Reply-To"] is None  # the player's Message-ID cannot fit
+    refs = str(confirmation["References"]).split()
+    assert refs == [f"<r{i}@players.example>" for i in range(30, 40)]
+
+
+def test_compose_folds_long_subjects_and_keeps_the_spaces() -> None:
+    row = Outbox(
+        message_id="mailbot.1@federation.example",
+        to_addrs=[IVAN],
+        cc_addrs=[],
+        subject="[OB-1/1] Иван Иванов – Петър Петров: " + " ".join(["много дълъг предмет"] * 20),
+        headers={"X-Mailbot-Event": "notice"},
+        text_body="Здравейте!",
+        html_body=None,
+        event="notice",
+        created_at=at(2),
+    )
+    data = compose(row, f"Федерация <{BOT}>", smtputf8=True)
+    assert max(len(line) for line in data.split(b"\r\n")) <= 78
+    parsed = email.message_from_binary_file(io.BytesIO(data), policy=email.policy.default)
+    assert parsed["Subject"] == row.subject
+    assert parsed["From"].addresses[0].display_name == "Федерация"
+
+
+def test_mailbot_outbox_lists_waiting_and_given_up_mail(
+    bench: Bench, tmp_path: Path, sqlite_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queue_to(bench, IVAN, MARIA)
+    queue_to(bench, PETAR, status="failed", attempts=25, last_error="SMTP answered 452: full")
+    account = ImapAccount("127.0.0.1", 1, "unused", "unused")
+    mapping = config_mapping(sqlite_url, account, SmtpSink())
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(mapping), encoding="utf-8")
+
+    assert main(["outbox", "-c", str(config)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("\t")[1:4] for line in lines] == [
+        [IVAN, "[OB-1] Проба", "0"],
+        [MARIA, "[OB-1] Проба", "0"],
+    ]
+    assert main(["-c", str(config), "outbox", "--failed"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.split("\t")[1:] == [PETAR, "[OB-1] Проба", "25", "SMTP answered 452: full"]

@@ -1,0 +1,375 @@
+"""What one message can do to the bot: nothing but its own fate.
+
+Every test feeds the desk as the inbox would (raw bytes, a UID, an arrival
+time) on SQLite and on PostgreSQL, where the database itself refuses NUL
+characters and over-long values, and reads what the desk recorded and queued.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterator
+
+import pytest
+from deskbench import AUTHSERV, BLACK, GREY, IVAN, TD, WHITE, Bench, at
+from sqlalchemy import select
+
+from mailbot.desk import Desk, Outcome, StoreUnavailable
+from mailbot.inbox import Fetched
+from mailbot.store import HeldOrder, make_engine, session_factory
+
+GAME = "[PX-1/1] move"
+
+
+@pytest.fixture
+def bench(db_url: str) -> Iterator[Bench]:
+    b = Bench(db_url)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def raw(*lines: str, body: str = "1. e2-e4") -> bytes:
+    return ("\r\n".join(lines) + "\r\n\r\n" + body + "\r\n").encode()
+
+
+# ---------------------------------------------------------------------------
+# Values the database refuses
+
+
+def test_values_the_database_refuses_are_stored_tamed(bench: Bench) -> None:
+    """NUL in encoded words, a 2,000-character Message-ID, a From of 400
+    characters, a 100,000-character subject: each message is recorded and
+    answered, and the move behind them is played."""
+    poison = [
+        raw(
+            "From: =?utf-8?Q?Eve=00Null?= <eve@example.net>",
+            "Subject: =?utf-8?Q?a=00b?=",
+            "Message-ID: <=?utf-8?Q?x=00y?=@example.net>",
+        ),
+        raw("From: eve@example.net", "Subject: hi", f"Message-ID: <{'m' * 2000}@example.net>"),
+        raw(f"From: {'E' * 300} <{'e' * 60}@{'x' * 60}.example.net>", "Subject: long"),
+        raw("From: eve@example.net", f"Subject: {'ж' * 100_000}"),
+        raw("From: eve@example.net", "Subject: nul", body="\x00\x00 1. e2-e4 \x00"),
+    ]
+    for message in poison:
+        assert bench.receive(message, at(2)) in (Outcome.HANDLED, Outcome.IGNORED)
+    assert bench.send(WHITE, "1. e2-e4", at(2, 10), subject=GAME) is Outcome.HANDLED
+    assert bench.plies(1) == ["e2e4"]
+    rows = bench.inbound()
+    assert len(rows) == len(poison) + 1
+    assert all(r.status != "new" and r.attempts == 0 for r in rows)
+    assert "\x00" not in (rows[0].subject or "")
+    # the first stranger is answered once; the other strangers' mail too, each once
+    assert len(bench.outbox(to="eve@example.net")) == 1
+
+
+def test_a_failing_message_is_retried_then_quarantined_and_the_others_go_on(
+    bench: Bench, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stand-in for a bug (nothing real makes the desk raise on purpose): the
+    message fails, is counted, is retried at the next pass, goes to quarantine
+    after three failures with one notice to the director; the moves around it
+    are played."""
+    real = Desk._handle
+
+    def handle(self: Desk, ctx: object) -> None:
+        if "boom" in ctx.letter.body:  # type: ignore[attr-defined]
+            raise RuntimeError("boom in the handler")
+        real(self, ctx)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Desk, "_handle", handle)
+    bad = bench.message(GREY, "boom")
+    outcomes = []
+    for attempt, (mover, move) in enumerate([(WHITE, "1. e2-e4"), (BLACK, "1... e7-e5")]):
+        outcomes.append(bench.receive_at(bad, at(2 + attempt), 1000))
+        assert bench.send(mover, move, at(2 + attempt, 10), subject=GAME) is Outcome.HANDLED
+    outcomes.append(bench.receive_at(bad, at(5), 1000))
+    assert outcomes == [Outcome.FAILED, Outcome.FAILED, Outcome.QUARANTINED]
+    assert bench.plies(1) == ["e2e4", "e7e5"]
+    (poison,) = [r for r in bench.inbound() if r.uid == 1000]
+    assert (poison.status, poison.attempts) == ("quarantined", 3)
+    assert poison.last_error == "RuntimeError: boom in the handler"
+    (notice,) = bench.outbox(to=TD, event="error")
+    assert "failed 3 times" in notice.text_body
+    # a copy of it that arrives again joins the quarantine, without a new notice
+    assert bench.receive(bad, at(6)) is Outcome.QUARANTINED
+    assert len(bench.outbox(to=TD, event="error")) == 1
+
+
+def test_an_unreachable_database_stops_the_pass_and_counts_no_attempt(bench: Bench) -> None:
+    """The database, not the message: the desk says so instead of failing the message."""
+    dead = make_engine("postgresql+psycopg://postgres@127.0.0.1:9/none")
+    desk = Desk(session_factory(dead), bench.desk.policy)
+    message = bench.message(WHITE, "1. e2-e4", subject=GAME)
+    with pytest.raises(StoreUnavailable, match="cannot be reached"):
+        desk.receive(Fetched("INBOX", 1, 1, message, at(2)), at(2))
+    dead.dispose()
+    assert bench.inbound() == []
+
+
+# ---------------------------------------------------------------------------
+# Nothing dropped silently
+
+
+def test_a_reused_message_id_is_new_mail_and_a_copy_is_not(bench: Bench) -> None:
+    mid = "<same@players.example>"
+    move = bench.message(WHITE, "1. e2-e4", subject=GAME, message_id=mid)
+    assert bench.receive(move, at(2)) is Outcome.HANDLED
+    # the same message again, delivered with another Received line: a duplicate
+    copy = b"Received: from mx2.example.org by mx.federation.example\r\n" + move
+    assert bench.receive(copy, at(2, 10)) is Outcome.DUPLICATE
+    # someone else's message with that Message-ID is a message of its own
+    other = bench.message("eve@example.net", "help", message_id=mid)
+    assert bench.receive(other, at(2, 11)) is Outcome.HANDLED
+    assert len(bench.outbox(to="eve@example.net")) == 1
+    # and so is Black's answer under that Message-ID
+    answer = bench.message(BLACK, "1... e7-e5", subject=GAME, message_id=mid)
+    assert bench.receive(answer, at(2, 12)) is Outcome.HANDLED
+    assert bench.plies(1) == ["e2e4", "e7e5"]
+
+
+def nested(depth: int, sender: str) -> bytes:
+    head = (
+        f"From: {sender}\r\nSubject: {GAME}\r\nMIME-Version: 1.0\r\n"
+        'Content-Type: multipart/mixed; boundary="b0"\r\n\r\n'
+    )
+    body = "".join(
+        f'--b{i}\r\nContent-Type: multipart/mixed; boundary="b{i + 1}"\r\n\r\n'
+        for i in range(depth)
+    )
+    body += f"--b{depth}\r\nContent-Type: text/plain\r\n\r\n1. e2-e4\r\n--b{depth}--\r\n"
+    return (head + body).encode()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        pytest.param(nested(1000, WHITE), id="1000-levels"),
+        pytest.param(
+            raw(
+                f"From: {WHITE}",
+                f"Subject: {GAME}",
+                "Content-Type: text/plain; charset=utf-8",
+                "Content-Transfer-Encoding: base64",
+                body="!!!!",
+            ),
+            id="broken-base64",
+        ),
+    ],
+)
+def test_a_player_whose_message_cannot_be_read_is_told(bench: Bench, message: bytes) -> None:
+    assert bench.receive(message, at(2)) is Outcome.HANDLED
+    (answer,) = bench.outbox(to=WHITE)
+    assert answer.subject == "[PX-1] Your message could not be read"
+    assert "could not be read" in answer.text_body
+    assert bench.last_inbound().reason == "the message could not be read"
+    assert bench.plies(1) == []
+
+
+def test_an_idna_charset_label_is_read_as_an_unknown_one(bench: Bench) -> None:
+    message = raw(f"From: {WHITE}", f"Subject: {GAME}", 'Content-Type: text/plain; charset="idna"')
+    assert bench.receive(message, at(2)) is Outcome.HANDLED
+    assert bench.plies(1) == ["e2e4"]
+
+
+def test_a_move_in_the_subject_alone_and_a_lower_case_piece_letter(bench: Bench) -> None:
+    assert bench.send(GREY, "", at(2), subject="Re: [PX-1/2] 1. Ng1-f3") is Outcome.HANDLED
+    assert bench.plies(2) == ["g1f3"]
+    # a reply that keeps the bot's subject (naming the opponent's move) plays nothing
+    (sent,) = bench.outbox(to=IVAN, event="move")
+    assert bench.send(IVAN, "", at(3), subject=f"Re: {sent.subject}") is Outcome.HANDLED
+    assert bench.plies(2) == ["g1f3"]
+    assert bench.outbox(to=IVAN)[-1].subject.endswith("Не е намерен ход")
+    # a phone writes the Bulgarian knight in lower case
+    assert bench.send(IVAN, "1... кg8-f6", at(3, 10), subject="[PX-1/2] ход") is Outcome.HANDLED
+    assert bench.plies(2) == ["g1f3", "g8f6"]
+
+
+def test_an_idn_address_is_one_player_in_either_form(bench: Bench) -> None:
+    bench.send(GREY, "1. e2-e4", at(2), subject="[PX-1/2] move")
+    assert bench.send("Ivan@XN--E1AFMKFD.XN--90AE", "1... e7-e5", at(3), subject="[PX-1/2] х")
+    assert bench.plies(2) == ["e2e4", "e7e5"]
+    assert [r.event for r in bench.outbox(to=IVAN)] == ["move", "move-accepted"]
+
+
+# ---------------------------------------------------------------------------
+# Machine mail, strangers
+
+
+MACHINE = [
+    raw(f"From: {WHITE}", f"Subject: {GAME}", "Auto-Submitted: auto-replied"),
+    raw(f"From: {WHITE}", f"Subject: {GAME}", "X-Autorespond: yes"),
+    raw(f"From: {WHITE}", f"Subject: {GAME}", "Precedence: auto_reply"),
+    raw(f"From: {WHITE}", f"Subject: {GAME}", "Precedence: junk"),
+    raw(f"From: {WHITE}", f"Subject: {GAME}", "List-Id: <chess.lists.example.org>"),
+    raw(f"From: {WHITE}", f"Subject: {GAME}", "Return-Path: <>"),
+    raw("From: MAILER_DAEMON@mx.example.org", f"Subject: {GAME}"),
+    raw("From: Mailer-Daemon@mx.example.org", "Subject: failure"),
+    raw("From: Mail Delivery System <bounce@mx.example.org>", "Subject: Undelivered"),
+    raw("From: postmaster@example.org", "Subject: failure"),
+    raw(f"From: {WHITE}", "Subject: Automatic reply: [PX-1/1] move"),
+    raw(f"From: {WHITE}", "Subject: Out of Office: [PX-1/1] move"),
+    raw(f"From: {WHITE}", "Subject: Автоматичен отговор: [PX-1/1] ход"),
+    raw(f"From: {WHITE}", "Subject: Автоответ: [PX-1/1] ход"),
+    raw("From: bot+tag@federation.example", f"Subject: {GAME}"),
+    raw("From: Federation <BOT@Federation.Example>", f"Subject: {GAME}"),
+]
+
+
+@pytest.mark.parametrize("message", MACHINE, ids=range(len(MACHINE)))
+def test_machine_mail_is_never_answered(bench: Bench, message: bytes) -> None:
+    assert bench.receive(message, at(2)) is Outcome.IGNORED
+    assert bench.last_inbound().reason.startswith("automatic mail: ")  # type: ignore[union-attr]
+    assert bench.outbox() == []
+    assert bench.plies(1) == []
+
+
+def test_a_stranger_gets_one_answer_a_day(bench: Bench) -> None:
+    for hour in range(9, 15):
+        assert bench.send("eve@example.net", "help", at(2, hour)) is Outcome.HANDLED
+    assert len(bench.outbox(to="eve@example.net")) == 1
+    bench.send("eve@example.net", "help", at(3, 9))
+    assert len(bench.outbox(to="eve@example.net")) == 2
+    # a stranger writing about a game: one answer, one copy to the director, a day
+    for hour in (10, 11, 12):
+        bench.send("mallory@example.net", "1. e2-e4", at(3, hour), subject=GAME)
+    assert len(bench.outbox(to="mallory@example.net")) == 1
+    assert len(bench.outbox(to=TD)) == 1
+
+
+# ---------------------------------------------------------------------------
+# Forged senders and orders
+
+
+@pytest.mark.parametrize(
+    ("sender", "reason"),
+    [
+        (f"{WHITE} <eve@evil.example>", "the From field names several addresses"),
+        (f'"{WHITE}" <eve@evil.example>', "the sender name holds another address"),
+        (f"eve@evil.example, {WHITE}", "the From field names several addresses"),
+        (f"{TD} <eve@evil.example>", "the From field names several addresses"),
+    ],
+)
+def test_a_from_that_hides_another_address_is_refused(
+    bench: Bench, sender: str, reason: str
+) -> None:
+    message = raw(f"From: {sender}", f"Subject: {GAME}", body="forfeit PX-1/1 black\n1. e2-e4")
+    assert bench.receive(message, at(2)) is Outcome.IGNORED
+    assert bench.last_inbound().reason == reason
+    assert bench.outbox() == []
+    assert bench.plies(1) == [] and bench.game(1) == (None, 0)
+
+
+def test_two_from_fields_are_refused(bench: Bench) -> None:
+    message = raw(f"From: {WHITE}", "From: eve@evil.example", f"Subject: {GAME}")
+    assert bench.receive(message, at(2)) is Outcome.IGNORED
+    assert bench.last_inbound().reason == "the message has several From fields"
+
+
+def results(verdicts: list[str]) -> list[tuple[str, str]]:
+    return [("Authentication-Results", v) for v in verdicts]
+
+
+FORGED = {
+    "pass-below": [f"{AUTHSERV}; spf=pass", f"{AUTHSERV}; dmarc=pass header.from=example.org"],
+    "pass-in-property": [f"{AUTHSERV}; spf=pass smtp.mailfrom=dmarc=pass@evil.example"],
+    "pass-in-comment": [f"{AUTHSERV}; dkim=none (dmarc=pass header.from=example.org)"],
+    "pass-for-another-domain": [f"{AUTHSERV}; dmarc=pass header.from=evil.example"],
+    "pass-from-another-server": ["mx.evil.example; dmarc=pass header.from=example.org"],
+    "fail-on-top": [
+        f"{AUTHSERV}; dmarc=fail header.from=example.org",
+        f"{AUTHSERV}; dmarc=pass header.from=example.org",
+    ],
+}
+
+
+@pytest.mark.parametrize("verdicts", FORGED.values(), ids=FORGED.keys())
+def test_only_the_receiving_servers_own_dmarc_pass_counts(db_url: str, verdicts: list[str]) -> None:
+    bench = Bench(db_url, authserv_id=AUTHSERV, require_dmarc=True)
+    try:
+        forged = bench.message(WHITE, "1. e2-e4", subject=GAME, headers=results(verdicts))
+        assert bench.receive(forged, at(2)) is Outcome.IGNORED
+        assert bench.plies(1) == [] and bench.outbox() == []
+        genuine = [f"{AUTHSERV}; spf=pass; dmarc=pass (p=reject) header.from=example.org"]
+        move = bench.message(WHITE, "1. e2-e4", subject=GAME, headers=results(genuine))
+        assert bench.receive(move, at(3)) is Outcome.HANDLED
+        assert bench.plies(1) == ["e2e4"]
+    finally:
+        bench.close()
+
+
+def held(bench: Bench) -> list[HeldOrder]:
+    with bench.sessions() as session:
+        return list(session.scalars(select(HeldOrder).order_by(HeldOrder.id)))
+
+
+def test_an_order_nobody_vouches_for_waits_for_the_directors_confirmation(bench: Bench) -> None:
+    """No DMARC configured: the director's From alone issues nothing. The bot asks
+    the registered address; only a reply to that question carries the order out."""
+    bench.send(WHITE, "1. e2-e4", at(2), subject=GAME)
+    assert bench.send(TD, "forfeit PX-1/1 black", at(3)) is Outcome.HANDLED
+    assert bench.game(1) == (None, 0)
+    (challenge,) = bench.outbox(to=TD)
+    assert challenge.subject == "[PX-1] Please confirm your orders"
+    assert challenge.to_addrs == [TD] and challenge.cc_addrs == []
+    assert "forfeit PX-1/1 black" in challenge.text_body
+    assert [(h.status, h.orders) for h in held(bench)] == [("held", ["forfeit PX-1/1 black"])]
+
+    # a forger who has seen the bot's mail to a player cannot use it
+    (to_white,) = bench.outbox(to=WHITE)
+    bench.send(TD, "forfeit PX-1/1 white", at(3, 10), reply_to=to_white)
+    assert bench.game(1) == (None, 0)
+    assert len(held(bench)) == 2
+
+    # the director answers the question: the order (and only it) is carried out
+    bench.send(TD, "Yes, that was me.", at(3, 11), reply_to=challenge)
+    assert bench.game(1)[0] == "1-0"  # black, named in the order, loses
+    assert [h.status for h in held(bench)] == ["confirmed", "held"]
+    assert bench.outbox(to=TD)[-1].subject.endswith("Your orders")
+
+
+def test_orders_in_a_reply_to_the_directors_own_mail_or_with_dmarc_go_at_once(
+    db_url: str,
+) -> None:
+    bench = Bench(db_url, authserv_id=AUTHSERV)
+    try:
+        vouched = results([f"{AUTHSERV}; dmarc=pass header.from=federation.example"])
+        bench.send(TD, "penalty PX-1/1 white 5", at(2), headers=vouched)
+        assert bench.game(1) == (None, 5)
+        assert held(bench) == []
+        # the answer went to the director alone; a reply to it needs no DMARC
+        answer = bench.outbox(to=TD)[-1]
+        bench.send(TD, "penalty PX-1/1 black 5", at(3), reply_to=answer)
+        assert bench.game(1) == (None, 10)
+        assert held(bench) == []
+    finally:
+        bench.close()
+
+
+def test_held_orders_lapse_after_a_week_and_are_asked_again(bench: Bench) -> None:
+    bench.send(TD, "penalty PX-1/1 white 5", at(2))
+    (challenge,) = bench.outbox(to=TD)
+    late = at(2) + datetime.timedelta(days=8)
+    bench.send(TD, "", late, reply_to=challenge)
+    assert bench.game(1) == (None, 0)
+    assert [h.status for h in held(bench)] == ["lapsed", "held"]
+    again = bench.outbox(to=TD)[-1]
+    assert again.subject.endswith("Please confirm your orders")
+    bench.send(TD, "", late + datetime.timedelta(hours=1), reply_to=again)
+    assert bench.game(1) == (None, 5)
+
+
+def test_each_message_is_one_log_line_with_sender_game_ply_and_outcome(
+    bench: Bench, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("INFO", logger="mailbot.desk")
+    bench.send(WHITE, "1. e2-e4", at(2), subject=GAME, message_id="<m1@players.example>")
+    bench.send(BLACK, "1... Ng8-e7", at(3), subject=GAME, message_id="<m2@players.example>")
+    lines = [r.getMessage() for r in caplog.records if r.name == "mailbot.desk"]
+    assert lines == [
+        "message m1@players.example from white@example.org: game PX-1/1 ply 1 e2e4 processed",
+        "message m2@players.example from black@example.org: game PX-1/1 ply 1 e2e4 rejected "
+        "(impossible: the knight on g8 cannot move to e7)",
+    ]
