@@ -27,7 +27,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import chess
-from sqlalchemy import or_, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -79,6 +79,8 @@ MAX_ATTEMPTS = 3
 HOLD_DAYS = 7
 #: Moves are read from the first this-many characters of a message's new text.
 MOVE_TEXT = 20_000
+#: The same text from the same sender is answered this many times a day at most.
+ECHOES_ANSWERED = 2
 #: A sender who is neither a player nor a director gets at most this many answers a day.
 STRANGER_ANSWERS_PER_DAY = 1
 
@@ -121,6 +123,14 @@ def fingerprint(letter: Letter) -> str | None:
     if not letter.message_id:
         return None
     parts = (letter.message_id, letter.from_addr, letter.subject, letter.full_text)
+    return hashlib.sha256("\x00".join(parts).encode("utf-8", "replace")).hexdigest()
+
+
+def text_hash(letter: Letter) -> str | None:
+    """What makes two messages the same text from the same sender (a mail loop's echo)."""
+    if not letter.from_addr:
+        return None
+    parts = (letter.from_addr, letter.body.strip())
     return hashlib.sha256("\x00".join(parts).encode("utf-8", "replace")).hexdigest()
 
 
@@ -287,6 +297,7 @@ class Desk:
             message_id=letter.message_id if letter else None,
             raw_sha256=sha,
             fingerprint=mark if letter else None,
+            text_sha256=text_hash(letter) if letter else None,
             folder=fetched.folder,
             uidvalidity=fetched.uidvalidity,
             uid=fetched.uid,
@@ -542,8 +553,32 @@ class Desk:
         kept for the rest of the message's handling.
         """
         if ctx.answering is None:
-            ctx.answering = self._count_answer(ctx, ctx.letter.from_addr)
+            ctx.answering = not self._echo(ctx) and self._count_answer(ctx, ctx.letter.from_addr)
         return ctx.answering
+
+    def _echo(self, ctx: _Context) -> bool:
+        """The same text without a move or a word, from the same sender, a third time
+        within a day: a responder that answers every message (with no header or
+        subject saying so) is in a loop with the bot, and gets no more answers."""
+        row = ctx.inbound
+        body = ctx.letter.body
+        if row.text_sha256 is None or read_moves(body) or read_words(body).commands:
+            return False  # a player may well ask for the status three times
+        since = ctx.now - datetime.timedelta(days=1)
+        earlier = ctx.session.scalar(
+            select(func.count())
+            .select_from(InboundMessage)
+            .where(
+                InboundMessage.text_sha256 == row.text_sha256,
+                InboundMessage.id != row.id,
+                InboundMessage.created_at >= since,
+            )
+        )
+        if (earlier or 0) < ECHOES_ANSWERED:
+            return False
+        row.reason = "the same text came three times in a day (a mail loop?)"
+        log.warning("not answering %s: %s", ctx.letter.from_addr, row.reason)
+        return True
 
     def _count_answer(self, ctx: _Context, address: str) -> bool:
         day = ctx.now.astimezone(ZoneInfo(self.policy.timezone)).date()

@@ -316,6 +316,8 @@ class InboundMessage(Base):
     #: The hash of the Message-ID, the sender and the text: the same message, delivered
     #: twice with other bytes (another ``Received:`` line), has the same fingerprint.
     fingerprint: Mapped[str | None] = mapped_column(String(64), unique=True)
+    #: The hash of the sender and the new text: the same text again and again is a loop.
+    text_sha256: Mapped[str | None] = mapped_column(String(64), index=True)
     folder: Mapped[str | None] = mapped_column(String(200))
     uidvalidity: Mapped[int | None] = mapped_column(BigInteger)
     uid: Mapped[int | None] = mapped_column(BigInteger)

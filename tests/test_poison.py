@@ -230,7 +230,7 @@ def test_a_stranger_gets_one_answer_a_day(bench: Bench) -> None:
     for hour in range(9, 15):
         assert bench.send("eve@example.net", "help", at(2, hour)) is Outcome.HANDLED
     assert len(bench.outbox(to="eve@example.net")) == 1
-    bench.send("eve@example.net", "help", at(3, 9))
+    bench.send("eve@example.net", "help", at(3, 15))
     assert len(bench.outbox(to="eve@example.net")) == 2
     # a stranger writing about a game: one answer, one copy to the director, a day
     for hour in (10, 11, 12):
@@ -373,3 +373,16 @@ def test_each_message_is_one_log_line_with_sender_game_ply_and_outcome(
         "message m2@players.example from black@example.org: game PX-1/1 ply 1 e2e4 rejected "
         "(impossible: the knight on g8 cannot move to e7)",
     ]
+
+
+def test_a_responder_that_answers_everything_gets_two_answers_a_day(bench: Bench) -> None:
+    """A player's vacation responder without any header or subject saying so: it
+    answers the bot's answer with the same text, which would go on all day."""
+    text = "Thank you for your message. I will read it when I am back."
+    for hour in range(9, 17):
+        bench.send(WHITE, text, at(2, hour), subject=f"Re: {GAME}")
+    assert len(bench.outbox(to=WHITE)) == 2
+    assert bench.last_inbound().reason == "the same text came three times in a day (a mail loop?)"
+    # a different text is answered at once
+    bench.send(WHITE, "1. e2-e4", at(2, 18), subject=GAME)
+    assert bench.plies(1) == ["e2e4"] and len(bench.outbox(to=WHITE)) == 3

@@ -1,6 +1,7 @@
 """Mail that cannot jam the bot: a Message-ID is no longer unique (a fingerprint of
-Message-ID, sender and text says whether a message is the same), and orders held
-for the director's confirmation.
+Message-ID, sender and text says whether a message is the same), the hash of the
+sender's text (a mail loop repeats it), and orders held for the director's
+confirmation.
 
 Revision ID: 0002
 Revises: 0001
@@ -22,6 +23,8 @@ def upgrade() -> None:
         batch.drop_constraint("uq_inbound_messages_message_id", type_="unique")
         batch.add_column(sa.Column("fingerprint", sa.String(length=64), nullable=True))
         batch.create_unique_constraint("uq_inbound_messages_fingerprint", ["fingerprint"])
+        batch.add_column(sa.Column("text_sha256", sa.String(length=64), nullable=True))
+        batch.create_index("ix_inbound_messages_text_sha256", ["text_sha256"], unique=False)
     op.create_table(
         "held_orders",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -60,6 +63,8 @@ def downgrade() -> None:
     op.drop_index(op.f("ix_held_orders_director_email"), table_name="held_orders")
     op.drop_table("held_orders")
     with op.batch_alter_table("inbound_messages") as batch:
+        batch.drop_index("ix_inbound_messages_text_sha256")
+        batch.drop_column("text_sha256")
         batch.drop_constraint("uq_inbound_messages_fingerprint", type_="unique")
         batch.drop_column("fingerprint")
         batch.create_unique_constraint("uq_inbound_messages_message_id", ["message_id"])
