@@ -562,7 +562,9 @@ class Desk:
         subject saying so) is in a loop with the bot, and gets no more answers."""
         row = ctx.inbound
         body = ctx.letter.body
-        if row.text_sha256 is None or read_moves(body) or read_words(body).commands:
+        if row.text_sha256 is None or not body.strip():
+            return False
+        if read_moves(body) or read_words(body).commands:
             return False  # a player may well ask for the status three times
         since = ctx.now - datetime.timedelta(days=1)
         earlier = ctx.session.scalar(
