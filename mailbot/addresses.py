@@ -76,7 +76,10 @@ def normal_address(address: str) -> str:
     local, at, domain = text.rpartition("@")
     if not at:
         return text.lower()
-    return f"{local.lower()}@{unicodedata.normalize('NFC', _unicode_domain(domain)).lower()}"
+    unicode = unicodedata.normalize("NFC", _unicode_domain(domain))
+    if not unicode.isprintable():
+        unicode = domain  # punycode that decodes to no text (a lone surrogate): keep it as sent
+    return f"{local.lower()}@{unicode.lower()}"
 
 
 def without_tag(address: str) -> str:

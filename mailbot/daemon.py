@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import logging
+import os
 import signal
 import threading
 import time
@@ -42,6 +43,8 @@ Clock = Callable[[], datetime.datetime]
 
 #: The longest wait between two attempts to reach a server that is down.
 MAX_BACKOFF = 300.0
+#: After a stop signal the daemon ends within this many seconds, cleanly if it can.
+FORCE_STOP_AFTER = 3.0
 
 
 def wall_clock() -> datetime.datetime:
@@ -187,10 +190,20 @@ class Daemon:
     # -- signals ---------------------------------------------------------------
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
-        if not self.stopping.is_set():
+        if signum == signal.SIGALRM:
+            # still here FORCE_STOP_AFTER seconds after the stop signal: a server that
+            # does not answer holds the work in hand (or the goodbyes to it). What is
+            # not committed is rolled back by the database, as after a crash.
+            log.warning(
+                "stopping at once: the work in hand did not end within %.0f s", FORCE_STOP_AFTER
+            )
+            os._exit(0)
+        again = self.stopping.is_set()
+        if not again:
             log.info("signal %s: stopping", signum)
+            signal.setitimer(signal.ITIMER_REAL, FORCE_STOP_AFTER)
         self.stopping.set()
-        if not self._holding:
+        if not self._holding or again:
             raise _Stop
 
     @contextmanager
@@ -278,8 +291,8 @@ class Daemon:
         return scheduler
 
     def run(self) -> int:
-        signal.signal(signal.SIGTERM, self._on_signal)
-        signal.signal(signal.SIGINT, self._on_signal)
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
+            signal.signal(signum, self._on_signal)
         scheduler = self._scheduler()
         scheduler.start()
         self.sweep_due.set()  # catch up on whatever fell due while the bot was down

@@ -62,6 +62,7 @@ from mailbot.store import (
     HeldOrder,
     InboundMessage,
     Move,
+    Notice,
     Outbox,
     Penalty,
     Player,
@@ -79,6 +80,8 @@ MAX_ATTEMPTS = 3
 HOLD_DAYS = 7
 #: Moves are read from the first this-many characters of a message's new text.
 MOVE_TEXT = 20_000
+#: The words that answer the director's confirmation request.
+_ANSWERS = frozenset({"confirm", "reject"})
 #: The same text from the same sender is answered this many times a day at most.
 ECHOES_ANSWERED = 2
 #: A sender who is neither a player nor a director gets at most this many answers a day.
@@ -379,7 +382,10 @@ class Desk:
         tournaments = [p.tournament for p in players] or list(
             session.scalars(select(Tournament)).all()
         )
+        day = now.astimezone(ZoneInfo(self.policy.timezone)).date().isoformat()
         for t in tournaments:
+            if not players and not self._first_today(session, t, day, now):
+                continue  # strangers' poison: one notice a day is enough to go and look
             directors.setdefault(t.director_email, t)
         for t in directors.values():
             context = {
@@ -394,6 +400,21 @@ class Desk:
             director_error_notice(
                 session, self.policy.sender, self.renderer, t, context, now, inbound_id=row.id
             )
+
+    @staticmethod
+    def _first_today(session: Session, t: Tournament, day: str, now: datetime.datetime) -> bool:
+        """Whether this is the day's first quarantine of a stranger's mail for ``t``."""
+        key = f"{t.id}:{day}"
+        found = session.scalars(
+            select(Notice.id).where(
+                Notice.game_id.is_(None), Notice.kind == "quarantine", Notice.key == key
+            )
+        ).first()
+        if found is not None:
+            return False
+        session.add(Notice(tournament_id=t.id, kind="quarantine", key=key, created_at=now))
+        session.flush()
+        return True
 
     # -- dispatch --------------------------------------------------------------
 
@@ -965,24 +986,51 @@ class Desk:
             if director.order_verb(line.strip()) is not None
         ]
         held = self._held_in_thread(ctx)
-        if not lines and not held:
+        if held:
+            self._answer_hold(ctx, directed, held, lines)
+            return True
+        if not lines:
             return False
         address = ctx.letter.from_addr
-        if not held and not (ctx.authenticated or self._answers_own_mail(ctx, address)):
+        if not (ctx.authenticated or self._answers_own_mail(ctx, address)):
             self._hold(ctx, directed, lines)
             return True
-        confirmed: list[str] = []
-        for order in held:
-            if order.lapses_at < ctx.now:
-                order.status = "lapsed"
-                order.decided_at = ctx.now
-                self._hold(ctx, directed, list(order.orders))
-                return True
-            order.status = "confirmed"
-            order.decided_at = ctx.now
-            confirmed.extend(order.orders)
-        self._carry_out(ctx, directed, [*confirmed, *lines])
+        self._carry_out(ctx, directed, lines)
         return True
+
+    def _answer_hold(
+        self,
+        ctx: _Context,
+        directed: Sequence[Tournament],
+        held: Sequence[HeldOrder],
+        lines: Sequence[str],
+    ) -> None:
+        """The director's answer to the confirmation request: ``confirm`` carries the
+        held orders out (with any others in the answer), ``reject`` cancels them;
+        an answer with neither (an out-of-office reply) changes nothing."""
+        verdicts = [director.order_verb(line) for line in lines]
+        rest = [line for line, verb in zip(lines, verdicts, strict=True) if verb not in _ANSWERS]
+        if "reject" in verdicts:
+            for order in held:
+                order.status, order.decided_at = "cancelled", ctx.now
+            ctx.inbound.reason = "held orders cancelled by the director"
+            self._hold_notice(ctx, directed, "order-cancelled", [o for h in held for o in h.orders])
+            return
+        if "confirm" not in verdicts:
+            ctx.inbound.reason = (
+                "an answer to the confirmation request with neither confirm nor reject"
+            )
+            return
+        confirmed: list[str] = []
+        lapsed: list[str] = []
+        for order in held:
+            live = order.lapses_at >= ctx.now
+            order.status, order.decided_at = ("confirmed" if live else "lapsed"), ctx.now
+            (confirmed if live else lapsed).extend(order.orders)
+        if lapsed:  # confirmed too late: asked again
+            self._hold(ctx, directed, lapsed)
+        if confirmed or rest:
+            self._carry_out(ctx, directed, [*confirmed, *rest])
 
     def _carry_out(
         self, ctx: _Context, directed: Sequence[Tournament], order_lines: Sequence[str]
@@ -1051,9 +1099,37 @@ class Desk:
             ).all()
         )
 
+    def _hold_notice(
+        self,
+        ctx: _Context,
+        directed: Sequence[Tournament],
+        kind: str,
+        orders: Sequence[str],
+        extra: dict[str, str] | None = None,
+    ) -> Outbox | None:
+        t = directed[0]
+        tz = ZoneInfo(t.timezone)
+        lapses = (ctx.now + datetime.timedelta(days=HOLD_DAYS)).astimezone(tz)
+        return self._send(
+            ctx,
+            template="notice",
+            language=t.language,
+            context={
+                "kind": kind,
+                "recipient": t.director_name,
+                "sender": ctx.letter.from_addr,
+                "received": f"{ctx.inbound.internaldate.astimezone(tz):%d.%m.%Y %H:%M}",
+                "orders": list(orders),
+                "lapses": f"{lapses:%d.%m.%Y}",
+            },
+            to=[t.director_email],
+            event="notice",
+            index=one_index(directed),
+            extra=extra,
+        )
+
     def _hold(self, ctx: _Context, directed: Sequence[Tournament], lines: list[str]) -> None:
         """Hold orders the bot cannot tell the director wrote; ask the director to confirm."""
-        t = directed[0]
         held = HeldOrder(
             director_email=ctx.letter.from_addr,
             orders=[_storable(line, 500) for line in lines[:50]],
@@ -1070,23 +1146,8 @@ class Desk:
             ctx.letter.from_addr,
             "; ".join(_short(line, 60) for line in lines),
         )
-        tz = ZoneInfo(t.timezone)
-        challenge = self._send(
-            ctx,
-            template="notice",
-            language=t.language,
-            context={
-                "kind": "order-held",
-                "recipient": t.director_name,
-                "sender": ctx.letter.from_addr,
-                "received": f"{ctx.inbound.internaldate.astimezone(tz):%d.%m.%Y %H:%M}",
-                "orders": held.orders,
-                "lapses": f"{held.lapses_at.astimezone(tz):%d.%m.%Y}",
-            },
-            to=[t.director_email],
-            event="notice",
-            index=one_index(directed),
-            extra={"X-Mailbot-Held": str(held.id)},
+        challenge = self._hold_notice(
+            ctx, directed, "order-held", held.orders, {"X-Mailbot-Held": str(held.id)}
         )
         if challenge is not None:
             ctx.session.flush()

@@ -262,13 +262,12 @@ class Mailbox:
         client = self.client
         try:
             client.idle()
-            try:
-                # Mail that arrived in the instant before IDLE started is reported in the
-                # same packet as the server's "+ idling" and already sits in the reader's
-                # buffer, where waiting on the socket would not see it.
-                responses = [] if _buffered(client) else client.idle_check(timeout=seconds)
-            finally:
-                _text, more = client.idle_done()
+            # Mail that arrived in the instant before IDLE started is reported in the
+            # same packet as the server's "+ idling" and already sits in the reader's
+            # buffer, where waiting on the socket would not see it. (A stop signal
+            # leaves from here without the DONE a hung server would never answer.)
+            responses = [] if _buffered(client) else client.idle_check(timeout=seconds)
+            _text, more = client.idle_done()
         except Exception as exc:
             raise MailboxError(f"IMAP IDLE: {_reason(exc)}") from exc
         return any(

@@ -212,6 +212,8 @@ MAX_HEADER = 4000
 MAX_ADDRESS = 254
 MAX_MESSAGE_ID = 998
 MAX_REFERENCES = 20
+#: Quotes nested deeper than this are marked as this deep.
+_MAX_QUOTE = 20
 
 
 @dataclasses.dataclass(frozen=True)
@@ -680,8 +682,8 @@ def new_text(text: str) -> str:
 
 
 def _unflow(text: str, delsp: bool) -> str:
-    """Undo RFC 3676 ``format=flowed`` soft line breaks."""
-    out: list[tuple[int, str]] = []
+    """Undo RFC 3676 ``format=flowed`` soft line breaks (in linear time)."""
+    out: list[tuple[int, list[str]]] = []
     soft = False
     for line in text.split("\n"):
         depth = len(line) - len(line.lstrip(">"))
@@ -689,14 +691,14 @@ def _unflow(text: str, delsp: bool) -> str:
         if content.startswith(" "):
             content = content[1:]
         if soft and out and out[-1][0] == depth:
-            out[-1] = (depth, out[-1][1] + content)
+            out[-1][1].append(content)
         else:
-            out.append((depth, content))
-        current = out[-1][1]
-        soft = current.endswith(" ") and current != "-- "
+            out.append((depth, [content]))
+        pieces = out[-1][1]
+        soft = content.endswith(" ") and not (len(pieces) == 1 and content == "-- ")
         if soft and delsp:
-            out[-1] = (depth, current[:-1])
-    return "\n".join(">" * d + " " + c if d else c for d, c in out)
+            pieces[-1] = content[:-1]
+    return "\n".join(">" * d + " " + "".join(c) if d else "".join(c) for d, c in out)
 
 
 # ---------------------------------------------------------------------------
@@ -738,22 +740,31 @@ _RE_HTML_SPACE = re.compile(r"[ \t\r\n\f]+")
 
 
 class _Lines:
-    """Text being laid out in lines; ``depth`` marks quoted lines with ``>``."""
+    """Text being laid out in lines; ``depth`` marks quoted lines with ``>``.
+
+    Bounded whatever the markup: quotes deeper than :data:`_MAX_QUOTE` are
+    marked as that deep, and text beyond :data:`MAX_TEXT` is dropped.
+    """
 
     def __init__(self) -> None:
         self.lines: list[str] = []
         self._parts: list[str] = []
         self._depth = 0
+        self._size = 0
 
     def add(self, text: str, depth: int) -> None:
+        if self._size > MAX_TEXT:
+            return
         if not self._parts:
-            self._depth = depth
+            self._depth = min(depth, _MAX_QUOTE)
         self._parts.append(text)
+        self._size += len(text)
 
     def end_line(self, hard: bool) -> None:
         line = "".join(self._parts).replace("\xa0", " ").strip()
-        if line or hard:
+        if (line or hard) and self._size <= MAX_TEXT:
             self.lines.append((">" * self._depth + " " + line).rstrip() if self._depth else line)
+            self._size += self._depth + 1
         self._parts = []
 
     def text(self) -> str:
@@ -998,6 +1009,8 @@ def _payload(part: Message) -> tuple[bytes, bool]:
 
 def _text_piece(part: Message, html: bool) -> _Piece:
     data, broken = _payload(part)
+    # a move is written at the top: megabytes of text below it are not read at all
+    data = data[: MAX_TEXT * 2]
     charset = _param(part, "charset")
     if html and charset is None:
         meta = _RE_META_CHARSET.search(data[:4096])
@@ -1288,9 +1301,10 @@ def _read(raw: bytes, own_addresses: Collection[str]) -> Letter:
         date_header=_date(headers.get("date")),
         body=body,
         full_text=_text_body(full),
+        # never cut: a verdict past the cut would read as none (they are not stored)
         authentication_results=tuple(
-            _storable(_clean(v), MAX_HEADER) for v in every("authentication-results")
-        )[:20],
+            _storable(_clean(v), len(v)) for v in every("authentication-results")
+        ),
         auto=_auto_kind(message, headers, from_addr, senders, subject, body, own_addresses),
         garbled=garbled,
         readable=readable and bool(items),

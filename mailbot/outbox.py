@@ -307,6 +307,7 @@ def _deliver(
     stopping: Callable[[], bool],
 ) -> tuple[Delivery, bool]:
     sent = deferred = failed = 0
+    broken = 0  # messages in a row whose sending broke off midway
     for row_id in ids:
         if stopping():
             break
@@ -321,14 +322,22 @@ def _deliver(
                 )
             except (AddressError, SendError) as exc:
                 unreachable = isinstance(exc, SendError) and exc.unreachable
+                midway = isinstance(exc, SendError) and exc.midway
                 permanent = isinstance(exc, AddressError) or (
                     isinstance(exc, SendError) and exc.permanent
                 )
-                row.attempts += 0 if unreachable else 1
                 row.last_error = _one_line(str(exc))[:2000]
                 if unreachable:
-                    row.next_attempt_at = now + backoff(max(row.attempts, 1))
+                    # the server's fault, not this message's: no attempt is counted
                     log.warning("outbox: %s; the mail waits", exc)
+                    return Delivery(sent, deferred, failed), False
+                row.attempts += 1
+                broken = broken + 1 if midway else 0
+                if broken >= 2:
+                    # twice in a row: the server, not the messages; they wait
+                    row.next_attempt_at = now + backoff(row.attempts)
+                    postman.pause()
+                    log.warning("outbox: %s, twice in a row; the mail waits", exc)
                     return Delivery(sent, deferred + 1, failed), False
                 if permanent or row.attempts >= MAX_ATTEMPTS:
                     _give_up(session, row, now, on_give_up)
@@ -344,6 +353,7 @@ def _deliver(
                 _give_up(session, row, now, on_give_up)
                 failed += 1
                 continue
+            broken = 0
             row.status = "sent"
             row.sent_at = now
             row.attempts += 1

@@ -54,15 +54,27 @@ class SmtpSettings(Protocol):
 class SendError(RuntimeError):
     """The server did not take the message.
 
-    ``permanent``: retrying this message is useless (a 5xx answer, an address
-    the path cannot carry). ``unreachable``: the server could not be reached
-    or dropped the connection; no message can go now.
+    ``permanent``: retrying this message is useless (a 5xx answer to its
+    recipients or its data, an address the path cannot carry).
+    ``unreachable``: the server could not be reached, would not greet or log
+    in, or refused the bot as a sender; no message can go now. ``midway``:
+    the connection broke or timed out while this message was being sent; it
+    may be this message's doing (its size, its content) or the server's.
+    Anything else is a temporary refusal of this message (a 4xx answer).
     """
 
-    def __init__(self, message: str, *, permanent: bool = False, unreachable: bool = False) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        permanent: bool = False,
+        unreachable: bool = False,
+        midway: bool = False,
+    ) -> None:
         super().__init__(message)
         self.permanent = permanent
         self.unreachable = unreachable
+        self.midway = midway
 
 
 def security_mode(security: object) -> str:
@@ -116,9 +128,13 @@ class Postman:
         """False for a while after the server could not be reached."""
         return self._clock() >= self._paused_until
 
-    def _unreachable(self, reason: str) -> SendError:
+    def pause(self) -> None:
+        """Try no more for a while (60 s, doubling to 15 minutes while it fails)."""
         self._pause = min(self._pause * 2, _PAUSE_MAX) if self._pause else _PAUSE_FIRST
         self._paused_until = self._clock() + self._pause
+
+    def _unreachable(self, reason: str) -> SendError:
+        self.pause()
         return SendError(f"{self.where}: {reason}", unreachable=True)
 
     def _reached(self) -> None:
@@ -203,10 +219,19 @@ class Postman:
         except SendError:
             raise
         except smtplib.SMTPRecipientsRefused as exc:
-            raise SendError(f"every recipient refused: {exc.recipients}", permanent=True) from exc
+            answers = {a: f"{code} {_text(reply)}" for a, (code, reply) in exc.recipients.items()}
+            for_good = all(code >= 500 for code, _ in exc.recipients.values())
+            raise SendError(f"every recipient refused: {answers}", permanent=for_good) from exc
+        except smtplib.SMTPSenderRefused as exc:
+            # the relay will not take mail from the bot at all (not authenticated,
+            # blacklisted, over a quota): no message can go, and none is to blame
+            raise self._unreachable(
+                f"refused the sender {exc.sender} ({exc.smtp_code} {_text(exc.smtp_error)}); "
+                "check smtp.sender, smtp.username and the relay's rules"
+            ) from exc
         except smtplib.SMTPServerDisconnected as exc:
             keep = polite = False
-            raise self._unreachable(f"connection lost: {exc}") from exc
+            raise SendError(f"{self.where}: connection lost: {exc}", midway=True) from exc
         except smtplib.SMTPResponseException as exc:
             permanent = 500 <= exc.smtp_code < 600
             raise SendError(
@@ -215,7 +240,8 @@ class Postman:
             ) from exc
         except (OSError, smtplib.SMTPException) as exc:
             keep = polite = False
-            raise self._unreachable(str(exc) or type(exc).__name__) from exc
+            reason = str(exc) or type(exc).__name__
+            raise SendError(f"{self.where}: {reason}", midway=True) from exc
         except Exception:  # composing failed: the message's fault, the connection is fine
             raise
         except BaseException:

@@ -98,7 +98,7 @@ OUTBOX_STATUSES = ("pending", "sent", "failed")
 CLAIM_KINDS = ("silence", "overstep", "draw", "adjudication")
 CLAIM_STATUSES = ("open", "confirmed", "rejected")
 PENALTY_DECIDERS = ("referee", "td")
-HELD_STATUSES = ("held", "confirmed", "lapsed")
+HELD_STATUSES = ("held", "confirmed", "cancelled", "lapsed")
 LEAVE_GRANTORS = ("player", "td")
 
 NAMING_CONVENTION = {

@@ -92,14 +92,23 @@ def _without_comments(text: str) -> str:
 
 
 def _split(text: str, separator: str) -> list[str]:
-    """Split on ``separator`` outside quoted strings."""
+    """Split on ``separator`` outside quoted strings (``\\"`` inside one is a quote).
+
+    >>> _split('a; b="x\\\\";y"; c', ";")
+    ['a', ' b="x\\\\";y"', ' c']
+    """
     parts: list[str] = []
     current: list[str] = []
     quoted = False
+    escaped = False
     for char in text:
-        if char == '"':
+        if escaped:
+            escaped = False
+        elif char == "\\" and quoted:
+            escaped = True
+        elif char == '"':
             quoted = not quoted
-        if char == separator and not quoted:
+        elif char == separator and not quoted:
             parts.append("".join(current))
             current = []
             continue

@@ -5,6 +5,8 @@
   server), fixture ``private_postgres``;
 - :class:`HungSmtp`: a TCP listener that accepts connections and never greets,
   fixture ``hung_smtp``;
+- :class:`FrozenProxy`: a TCP relay that can be frozen, for a database that
+  stops answering;
 - :class:`PrivateDovecot`: a Dovecot of its own that can be restarted on the
   same port with its accounts kept, fixture ``private_dovecot``;
 - ``mailbot run`` as a real process (:func:`start_daemon`, fixture
@@ -264,6 +266,65 @@ def hung_smtp() -> Iterator[HungSmtp]:
 
 
 # Dovecot that restarts -------------------------------------------------------
+
+
+class FrozenProxy:
+    """A TCP relay to ``target`` on loopback that can be frozen: while frozen it
+    keeps every connection open and passes nothing on, as a database host that
+    stops answering (a network partition, a server stopped with SIGSTOP) does."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.target = target
+        self.port = free_port()
+        self.frozen = threading.Event()
+        self._closing = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", self.port))
+        self._listener.settimeout(0.2)
+        self._threads: list[threading.Thread] = []
+        self._sockets: list[socket.socket] = []
+        thread = threading.Thread(target=self._accept, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _accept(self) -> None:
+        while not self._closing.is_set():
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                continue
+            upstream = socket.create_connection(self.target)
+            self._sockets += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                thread = threading.Thread(target=self._pump, args=(a, b), daemon=True)
+                thread.start()
+                self._threads.append(thread)
+
+    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
+        source.settimeout(0.2)
+        while not self._closing.is_set():
+            if self.frozen.is_set():
+                time.sleep(0.05)
+                continue
+            try:
+                data = source.recv(65536)
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+            if not data:
+                break
+            with contextlib.suppress(OSError):
+                sink.sendall(data)
+        for sock in (source, sink):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self._closing.set()
+        self._listener.close()
+        for sock in self._sockets:
+            with contextlib.suppress(OSError):
+                sock.close()
 
 
 @dataclasses.dataclass

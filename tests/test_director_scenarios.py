@@ -118,7 +118,7 @@ def confirm_order(fed: Federation, body: str, when: datetime.datetime) -> None:
     challenge = fed.last(TD)
     assert challenge.message["Message-ID"] not in before
     assert challenge.message["X-Mailbot-Held"], challenge.message["Subject"]
-    fed.write(TD, "", when + datetime.timedelta(minutes=10), reply_to=challenge)
+    fed.write(TD, "Confirm.\n\nTom", when + datetime.timedelta(minutes=10), reply_to=challenge)
     fed.poll(when + datetime.timedelta(minutes=15))
 
 

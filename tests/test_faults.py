@@ -9,6 +9,7 @@ Each test prints one line with what it measured (run with ``-s``).
 from __future__ import annotations
 
 import collections
+import copy
 import dataclasses
 import datetime
 import random
@@ -21,6 +22,7 @@ import chess
 from faults import (  # noqa: F401 (fixtures)
     DaemonProcess,
     Daemons,
+    FrozenProxy,
     HungSmtp,
     PrivateDovecot,
     PrivatePostgres,
@@ -148,6 +150,44 @@ def test_postgres_stopped_and_started_again_under_the_daemon(
         f"PostgreSQL down {down:.1f} s: move answered {took:.1f} s after it came back, "
         f"{len(said)} log line(s) about it; SIGTERM: exit 0 after {seconds:.2f} s"
     )
+
+
+def test_sigterm_stops_the_daemon_while_the_database_does_not_answer(
+    private_postgres: PrivatePostgres,  # noqa: F811
+    imap_account: ImapAccount,
+    smtp_sink: SmtpSink,
+    daemons: Daemons,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """The database stops answering (not refusing: its host is frozen) while the
+    daemon handles Black's move: SIGTERM still stops the daemon within 5 s, the
+    move is rolled back, and the next run applies it once."""
+    fed = Federation(private_postgres.url, imap_account, smtp_sink, _duel(), tmp_path)
+    proxy = FrozenProxy(("127.0.0.1", private_postgres.port))
+    try:
+        mapping = copy.deepcopy(fed.mapping)
+        mapping["database"] = private_postgres.url.replace(
+            f":{private_postgres.port}/", f":{proxy.port}/"
+        )
+        config = write_daemon_config(tmp_path / "daemon.yaml", mapping)
+        daemon = daemons.start(config)
+        fed.write(WHITE, "1. e2-e4", _now(), subject="[FLT-1/1] move")
+        within(daemon, lambda: _answered(fed, BLACK, "e2e4"), 30, "White's move forwarded")
+        proxy.frozen.set()
+        fed.write(BLACK, "1... e7-e5", _now(), subject="[FLT-1/1] move")
+        time.sleep(2)  # the daemon has taken the move and waits for the database
+        code, seconds = sigterm_and_time(daemon)
+        assert (code, seconds < STOP_SECONDS) == (0, True), daemon.tail()
+        proxy.frozen.clear()
+        assert _plies(fed) == ["e2e4"]
+        again = daemons.start(config)
+        within(again, lambda: _answered(fed, WHITE, "e7e5"), 30, "Black's move forwarded")
+        _stop(again)
+        assert _plies(fed) == ["e2e4", "e7e5"]
+    finally:
+        proxy.close()
+        fed.close()
+    print(f"SIGTERM with the database frozen: exit 0 after {seconds:.2f} s")
 
 
 # b. an SMTP server that never greets -----------------------------------------------

@@ -8,6 +8,7 @@ the form the server can carry; no header line exceeds 998 characters.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import email
 import email.policy
@@ -50,25 +51,46 @@ IVAN, PETAR, MARIA = "иван@пример.бг", "petar@пример.бг", "m
 
 
 class Sink(SmtpSink):
-    """The test SMTP listener, with or without SMTPUTF8, refusing some recipients for good."""
+    """The test SMTP listener, with or without SMTPUTF8; it may refuse some recipients
+    (for good, or for now), refuse the bot as a sender, or take its time over a message."""
 
-    def __init__(self, *, smtputf8: bool, refuse: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        *,
+        smtputf8: bool,
+        refuse: tuple[str, ...] = (),
+        later: tuple[str, ...] = (),
+        slow: tuple[str, ...] = (),
+        no_sender: bool = False,
+    ) -> None:
         super().__init__()
-        self.refuse = refuse
+        self.refuse, self.later, self.slow, self.no_sender = refuse, later, slow, no_sender
         self.raw: list[bytes] = []
         self.controller = Controller(
             self, hostname="127.0.0.1", port=self.port, enable_SMTPUTF8=smtputf8
         )
+
+    async def handle_MAIL(
+        self, server: object, session: object, envelope: object, address: str, options: object
+    ) -> str:
+        if self.no_sender:
+            return "554 5.7.1 relay access denied"
+        envelope.mail_from = address  # type: ignore[attr-defined]
+        return "250 OK"
 
     async def handle_RCPT(
         self, server: object, session: object, envelope: object, address: str, options: object
     ) -> str:
         if address in self.refuse:
             return "550 5.1.1 no such mailbox here"
+        if address in self.later:
+            return "450 4.2.0 greylisted, try again later"
         envelope.rcpt_tos.append(address)  # type: ignore[attr-defined]
         return "250 OK"
 
     async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+        if set(self.slow) & set(envelope.rcpt_tos):  # type: ignore[attr-defined]
+            await asyncio.sleep(3)  # longer than the bot waits (smtp.timeout: 1)
         self.raw.append(envelope.original_content or envelope.content)  # type: ignore[attr-defined]
         return await super().handle_DATA(server, session, envelope)
 
@@ -82,15 +104,17 @@ def bench(sqlite_url: str) -> Iterator[Bench]:
         b.close()
 
 
-def sink_of(smtputf8: bool, refuse: tuple[str, ...] = ()) -> Sink:
-    sink = Sink(smtputf8=smtputf8, refuse=refuse)
+def sink_of(smtputf8: bool, refuse: tuple[str, ...] = (), **options: object) -> Sink:
+    sink = Sink(smtputf8=smtputf8, refuse=refuse, **options)  # type: ignore[arg-type]
     sink.controller.start()
     return sink
 
 
 def deliver_to(bench: Bench, sink: Sink, now: datetime.datetime) -> tuple[int, int, int]:
     account = ImapAccount("127.0.0.1", 1, "unused", "unused")
-    config = config_from_mapping(config_mapping("sqlite://", account, sink), {})
+    mapping = config_mapping("sqlite://", account, sink)
+    mapping["smtp"]["timeout"] = 1  # type: ignore[index]
+    config = config_from_mapping(mapping, {})
     done = deliver(config, bench.sessions, Postman(config.smtp), now)
     return done.sent, done.deferred, done.failed
 
@@ -228,3 +252,43 @@ def test_mailbot_outbox_lists_waiting_and_given_up_mail(
     assert main(["-c", str(config), "outbox", "--failed"]) == 0
     (line,) = capsys.readouterr().out.splitlines()
     assert line.split("\t")[1:] == [PETAR, "[OB-1] Проба", "25", "SMTP answered 452: full"]
+
+
+def test_a_recipient_refused_for_now_is_tried_again_later(bench: Bench) -> None:
+    queue_to(bench, MARIA, PETAR)
+    sink = sink_of(smtputf8=True, later=(MARIA,))
+    try:
+        assert deliver_to(bench, sink, at(2)) == (1, 1, 0)
+        sink.later = ()
+        assert deliver_to(bench, sink, at(2, 10)) == (1, 0, 0)
+    finally:
+        sink.controller.stop()
+    assert statuses(bench)[MARIA][0] == "sent"
+    assert [m.recipients for m in sink.messages] == [(PETAR,), (MARIA,)]
+
+
+def test_a_relay_that_refuses_the_bot_gives_no_message_up(bench: Bench) -> None:
+    queue_to(bench, MARIA, PETAR)
+    sink = sink_of(smtputf8=True, no_sender=True)
+    try:
+        assert deliver_to(bench, sink, at(2)) == (0, 0, 0)
+    finally:
+        sink.controller.stop()
+    assert {status for status, _ in statuses(bench).values()} == {"pending"}
+    assert "554" in (statuses(bench)[MARIA][1] or "")
+    assert bench.outbox(event="error") == []
+
+
+def test_a_message_the_server_chokes_on_does_not_hold_up_the_others(bench: Bench) -> None:
+    """The server takes longer over one message than the bot waits: that message waits
+    its turn again later, and the messages behind it go now."""
+    queue_to(bench, MARIA, PETAR, IVAN)
+    sink = sink_of(smtputf8=True, slow=(MARIA,))
+    try:
+        assert deliver_to(bench, sink, at(2)) == (2, 1, 0)
+        assert deliver_to(bench, sink, at(2) + datetime.timedelta(seconds=30)) == (0, 0, 0)
+        sink.slow = ()
+        assert deliver_to(bench, sink, at(2, 10)) == (1, 0, 0)
+    finally:
+        sink.controller.stop()
+    assert {status for status, _ in statuses(bench).values()} == {"sent"}

@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from mailbot.desk import Desk, Outcome, StoreUnavailable
 from mailbot.inbox import Fetched
+from mailbot.letters import read_letter
 from mailbot.store import HeldOrder, make_engine, session_factory
 
 GAME = "[PX-1/1] move"
@@ -52,6 +53,8 @@ def test_values_the_database_refuses_are_stored_tamed(bench: Bench) -> None:
         raw(f"From: {'E' * 300} <{'e' * 60}@{'x' * 60}.example.net>", "Subject: long"),
         raw("From: eve@example.net", f"Subject: {'ж' * 100_000}"),
         raw("From: eve@example.net", "Subject: nul", body="\x00\x00 1. e2-e4 \x00"),
+        # punycode that decodes to a lone surrogate, which no database stores
+        raw("From: eve@xn--ib9b.com", "Subject: surrogate"),
     ]
     for message in poison:
         assert bench.receive(message, at(2)) in (Outcome.HANDLED, Outcome.IGNORED)
@@ -272,7 +275,16 @@ def results(verdicts: list[str]) -> list[tuple[str, str]]:
     return [("Authentication-Results", v) for v in verdicts]
 
 
+ESCAPED = '"x\\";dmarc=pass header.from=example.org;m=r\\"\\""@evil.example'
 FORGED = {
+    "pass-in-a-quoted-local-part": [
+        f"{AUTHSERV}; spf=pass smtp.mailfrom={ESCAPED}; dmarc=fail header.from=example.org"
+    ],
+    "fail-after-a-long-header": [
+        f"{AUTHSERV}; "
+        + "dkim=pass header.d=example.org header.s=s1; " * 200
+        + "dmarc=fail header.from=example.org"
+    ],
     "pass-below": [f"{AUTHSERV}; spf=pass", f"{AUTHSERV}; dmarc=pass header.from=example.org"],
     "pass-in-property": [f"{AUTHSERV}; spf=pass smtp.mailfrom=dmarc=pass@evil.example"],
     "pass-in-comment": [f"{AUTHSERV}; dkim=none (dmarc=pass header.from=example.org)"],
@@ -323,11 +335,20 @@ def test_an_order_nobody_vouches_for_waits_for_the_directors_confirmation(bench:
     assert bench.game(1) == (None, 0)
     assert len(held(bench)) == 2
 
+    # an answer that says neither confirm nor reject (an out-of-office reply) does nothing
+    bench.send(TD, "I am away until Monday.", at(3, 11), reply_to=challenge)
+    assert bench.game(1) == (None, 0)
+    assert [h.status for h in held(bench)] == ["held", "held"]
     # the director answers the question: the order (and only it) is carried out
-    bench.send(TD, "Yes, that was me.", at(3, 11), reply_to=challenge)
+    bench.send(TD, "Yes, that was me.\nConfirm.", at(3, 12), reply_to=challenge)
     assert bench.game(1)[0] == "1-0"  # black, named in the order, loses
     assert [h.status for h in held(bench)] == ["confirmed", "held"]
     assert bench.outbox(to=TD)[-1].subject.endswith("Your orders")
+    # the other one the director rejects: cancelled, and the director is told
+    second = next(r for r in bench.outbox(to=TD) if r.headers.get("X-Mailbot-Held") == "2")
+    bench.send(TD, "Reject: I did not send this.", at(3, 13), reply_to=second)
+    assert [h.status for h in held(bench)] == ["confirmed", "cancelled"]
+    assert bench.outbox(to=TD)[-1].subject == "[PX-1] Orders cancelled"
 
 
 def test_orders_in_a_reply_to_the_directors_own_mail_or_with_dmarc_go_at_once(
@@ -352,12 +373,12 @@ def test_held_orders_lapse_after_a_week_and_are_asked_again(bench: Bench) -> Non
     bench.send(TD, "penalty PX-1/1 white 5", at(2))
     (challenge,) = bench.outbox(to=TD)
     late = at(2) + datetime.timedelta(days=8)
-    bench.send(TD, "", late, reply_to=challenge)
+    bench.send(TD, "confirm", late, reply_to=challenge)
     assert bench.game(1) == (None, 0)
     assert [h.status for h in held(bench)] == ["lapsed", "held"]
     again = bench.outbox(to=TD)[-1]
     assert again.subject.endswith("Please confirm your orders")
-    bench.send(TD, "", late + datetime.timedelta(hours=1), reply_to=again)
+    bench.send(TD, "потвърждавам", late + datetime.timedelta(hours=1), reply_to=again)
     assert bench.game(1) == (None, 5)
 
 
@@ -386,3 +407,14 @@ def test_a_responder_that_answers_everything_gets_two_answers_a_day(bench: Bench
     # a different text is answered at once
     bench.send(WHITE, "1. e2-e4", at(2, 18), subject=GAME)
     assert bench.plies(1) == ["e2e4"] and len(bench.outbox(to=WHITE)) == 3
+
+
+def test_a_quote_bomb_is_read_in_bounded_space(bench: Bench) -> None:
+    """80,000 nested quotes in 1 MB of HTML: the text is cut, the quotes marked 20 deep."""
+    body = "<div>1. e2-e4</div>" + "<blockquote>x" * 80_000
+    message = raw(f"From: {WHITE}", f"Subject: {GAME}", "Content-Type: text/html", body=body)
+    letter = read_letter(message)
+    assert len(letter.full_text) <= 1 << 20
+    assert max(len(line) - len(line.lstrip(">")) for line in letter.full_text.splitlines()) <= 20
+    assert bench.receive(message, at(2)) is Outcome.HANDLED
+    assert bench.plies(1) == ["e2e4"]

@@ -37,7 +37,8 @@ def upgrade() -> None:
         sa.Column("lapses_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("decided_at", sa.DateTime(timezone=True), nullable=True),
         sa.CheckConstraint(
-            "status IN ('held', 'confirmed', 'lapsed')", name=op.f("ck_held_orders_status")
+            "status IN ('held', 'confirmed', 'cancelled', 'lapsed')",
+            name=op.f("ck_held_orders_status"),
         ),
         sa.ForeignKeyConstraint(
             ["inbound_id"],
