@@ -418,3 +418,26 @@ def test_a_quote_bomb_is_read_in_bounded_space(bench: Bench) -> None:
     assert max(len(line) - len(line.lstrip(">")) for line in letter.full_text.splitlines()) <= 20
     assert bench.receive(message, at(2)) is Outcome.HANDLED
     assert bench.plies(1) == ["e2e4"]
+
+
+def test_strangers_poison_tells_the_director_once_a_day(
+    bench: Bench, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stand-in for a bug, as above: strangers' messages that fail are quarantined
+    each, and the director hears of it once that day (a player's, each time)."""
+    real = Desk._handle
+
+    def handle(self: Desk, ctx: object) -> None:
+        if "boom" in ctx.letter.body:  # type: ignore[attr-defined]
+            raise RuntimeError("boom")
+        real(self, ctx)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Desk, "_handle", handle)
+    for n, sender in enumerate(["eve@example.net", "mallory@example.net", GREY]):
+        message = bench.message(sender, "boom")
+        for attempt in range(3):
+            bench.receive_at(message, at(2, 9 + attempt), 100 + n)
+    assert [r.status for r in bench.inbound()] == ["quarantined"] * 3
+    notices = bench.outbox(to=TD, event="error")
+    assert len(notices) == 2
+    assert "eve@example.net" in notices[0].text_body and GREY in notices[1].text_body
