@@ -262,8 +262,7 @@ def td(ctx: Context, args: argparse.Namespace) -> int:
 
     from mailbot import director
     from mailbot.daemon import deliver
-    from mailbot.gamemail import Mailer
-    from mailbot.notices import Renderer
+    from mailbot.notifier import Notifier
     from mailbot.postman import Postman
     from mailbot.store import Tournament
 
@@ -279,13 +278,13 @@ def td(ctx: Context, args: argparse.Namespace) -> int:
     try:
         sessions = session_factory(engine)
         with sessions() as session, session.begin():
-            mailer = Mailer(session, ctx.settings.smtp.sender, Renderer())
             tournaments = session.scalars(select(Tournament)).all()
-            desk = director.Desk(session, mailer, ctx.now(), tournaments)
+            desk = director.Desk(session, ctx.now(), tournaments)
             try:
                 done = director.carry_out(desk, order)
             except director.OrderError as exc:
                 raise UsageError(str(exc)) from None
+            Notifier(session, ctx.settings.smtp.sender, ctx.now()).tell(*desk.events)
         deliver(ctx.settings, sessions, Postman(ctx.settings.smtp), ctx.now())
     finally:
         engine.dispose()

@@ -31,8 +31,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import Config
 from mailbot.desk import Desk, Outcome, Policy, StoreUnavailable
-from mailbot.gamemail import tell_director_undeliverable
 from mailbot.inbox import Mailbox, MailboxError
+from mailbot.notifier import tell_director_undeliverable
 from mailbot.outbox import Delivery, deliver_due
 from mailbot.postman import Postman
 from mailbot.store import store_problem

@@ -36,10 +36,11 @@ import chess
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from mailbot import events as ev
 from mailbot import game
-from mailbot.gamemail import Mailer, claim_end, finish_game, game_summary
+from mailbot.gamemail import claim_end, end_game
 from mailbot.leave import parse_date
-from mailbot.record import color_of, control_of, language_for, profile_of, tag_of
+from mailbot.record import color_of, control_of, profile_of, tag_of
 from mailbot.store import Claim, Game, LeaveExtra, Penalty, Player, Tournament
 
 VERBS: dict[str, tuple[str, ...]] = {
@@ -180,13 +181,14 @@ def read_orders(body: str) -> list[Order]:
 
 @dataclasses.dataclass
 class Desk:
-    """What carrying out an order needs: the session, the mailer, the time."""
+    """What carrying out an order needs: the session, the time, the director's
+    tournaments; ``events`` collects what the orders did, for the notifier."""
 
     session: Session
-    mailer: Mailer
     now: datetime.datetime
     tournaments: Sequence[Tournament]
     inbound_id: int | None = None
+    events: list[ev.Event] = dataclasses.field(default_factory=list)
 
 
 def _game(desk: Desk, tag: str | None) -> Game:
@@ -211,19 +213,7 @@ def _player(desk: Desk, key: str | None) -> Player:
 
 def _inform(desk: Desk, g: Game, text: str) -> None:
     """Tell both players what the director decided."""
-    for player, color in ((g.white, chess.WHITE), (g.black, chess.BLACK)):
-        desk.mailer.game_mail(
-            g,
-            template="notice",
-            language=language_for(player),
-            context={"kind": "director", "recipient": player.name, "text": text,
-                     "game": game_summary(g, player)},
-            to=[player.email],
-            event="notice",
-            now=desk.now,
-            orientation=color,
-            inbound_id=desk.inbound_id,
-        )  # fmt: skip
+    desk.events.append(ev.DirectorDecided(g.id, text))
 
 
 def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
@@ -267,7 +257,7 @@ def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
             end = game.forfeit(
                 color, game.Termination.TIME_FORFEIT, f"{name} overstepped the time limit"
             )
-            finish_game(desk.mailer, g, end, desk.now, inbound_id=desk.inbound_id)
+            desk.events.append(end_game(g, end, desk.now))
             return f"an overstep awarded to {order.color} in {tag_of(g)} loses: {end.result}"
         text = (
             f"a first overstep awarded to {order.color} in {tag_of(g)} at move {move_number}; "
@@ -280,7 +270,7 @@ def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
         _open(g)
         loser = chess.WHITE if order.color == "white" else chess.BLACK
         end = game.forfeit(loser, game.Termination.FORFEIT, "forfeited by the director")
-        finish_game(desk.mailer, g, end, desk.now, inbound_id=desk.inbound_id)
+        desk.events.append(end_game(g, end, desk.now))
         return f"{tag_of(g)}: {order.color} forfeits, {end.result}"
     if verb == "result":
         # in a reply to the adjudication packet the game is the packet's
@@ -294,7 +284,7 @@ def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
         for c in g.claims:
             if c.kind == "adjudication" and c.status == "open":
                 c.status, c.decided_at, c.decided_by = "confirmed", desk.now, "td"
-        finish_game(desk.mailer, g, end, desk.now, inbound_id=desk.inbound_id)
+        desk.events.append(end_game(g, end, desk.now))
         return f"{tag_of(g)}: result {order.result} recorded"
     if verb == "leave":
         player = _player(desk, order.player)
@@ -321,21 +311,8 @@ def _tell_extra_leave(desk: Desk, player: Player, days: int, year: int) -> None:
         (g for g in t.games if player.id in (g.white_id, g.black_id)),
         key=lambda g: (g.result is None, g.number),
     )
-    if not games:
-        return
-    g = games[-1]
-    desk.mailer.game_mail(
-        g,
-        template="leave",
-        language=language_for(player),
-        context={"kind": "extra", "recipient": player.name, "player": player.name,
-                 "days": days, "year": year, "yours": True},
-        to=[player.email],
-        event="leave",
-        now=desk.now,
-        orientation=color_of(g, player),
-        inbound_id=desk.inbound_id,
-    )  # fmt: skip
+    if games:
+        desk.events.append(ev.ExtraLeave(games[-1].id, player.id, days, year))
 
 
 def _own(desk: Desk, claim: Claim) -> Claim:
@@ -366,13 +343,13 @@ def decide(desk: Desk, claim: Claim, *, confirm: bool) -> str:
         claim.details.get("decisive") or claim.details.get("loses")
     ):
         end = claim_end(g, claim)
-        finish_game(desk.mailer, g, end, desk.now, inbound_id=desk.inbound_id)
+        desk.events.append(end_game(g, end, desk.now))
         return f"{tag_of(g)}: {end.reason}; {end.result}"
     if claim.kind == "draw":
         end = game.adjudicate(
             "1/2-1/2", termination=game.Termination.TABLEBASE, reason="draw claim upheld"
         )
-        finish_game(desk.mailer, g, end, desk.now, inbound_id=desk.inbound_id)
+        desk.events.append(end_game(g, end, desk.now))
         return f"{tag_of(g)}: draw claim upheld, 1/2-1/2"
     text = f"the {claim.kind} in {tag_of(g)} is confirmed"
     _inform(desk, g, text)
@@ -439,7 +416,7 @@ def withdraw(desk: Desk, player: Player, *, valid: bool) -> str:
         if g.result is not None:
             continue
         if decision.end is not None:
-            finish_game(desk.mailer, g, decision.end, desk.now, inbound_id=desk.inbound_id)
+            desk.events.append(end_game(g, decision.end, desk.now))
         else:
             g.claims.append(
                 Claim(kind="adjudication", by_color=None, against=None, opened_at=desk.now,
@@ -455,21 +432,9 @@ def withdraw(desk: Desk, player: Player, *, valid: bool) -> str:
 def _call_for_claims(desk: Desk, g: Game, withdrawn: Player) -> None:
     """Art. 48, 52 note 1: the game goes to the arbiter; both players send a claim."""
     t = g.tournament
-    due = game.adjudication_claims_due(desk.now.astimezone(ZoneInfo(t.timezone)).date(),
-                                       profile_of(t))  # fmt: skip
-    for player, color in ((g.white, chess.WHITE), (g.black, chess.BLACK)):
-        desk.mailer.game_mail(
-            g,
-            template="adjudication",
-            language=language_for(player),
-            context={"kind": "withdrawal", "recipient": player.name, "player": withdrawn.name,
-                     "due": due},
-            to=[player.email],
-            event="notice",
-            now=desk.now,
-            orientation=color,
-            inbound_id=desk.inbound_id,
-        )  # fmt: skip
+    today = desk.now.astimezone(ZoneInfo(t.timezone)).date()
+    due = game.adjudication_claims_due(today, profile_of(t))
+    desk.events.append(ev.WithdrawalCalled(g.id, withdrawn.id, due))
 
 
 def tournaments_of(session: Session, address: str) -> list[Tournament]:

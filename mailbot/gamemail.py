@@ -1,37 +1,32 @@
-"""Mail about one game: the contract's subject and headers, game over, claims.
+"""A game's mail and its ending: the contract's subject and headers, game over, claims.
 
-Shared by the desk (answers to players' and the TD's messages) and the sweep
-(deadline notices), so that every message about a game carries the same
-``[INDEX/N] White – Black: ...`` subject and ``X-Mailbot-*`` headers.
+The subject and headers are what the notifier puts on every message about a
+game (``[INDEX/N] White – Black: ...`` and ``X-Mailbot-*``); the end of a game
+and the settling of adjudication claims are shared by the desk, the sweep and
+the director's orders, and return the events the notifier tells.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import chess
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from mailbot import events as ev
 from mailbot import game
 from mailbot.notation import Notation, write_move
-from mailbot.notices import Renderer
-from mailbot.outbox import UNDELIVERABLE, queue, recipients_tournaments
 from mailbot.record import (
     board_of,
-    color_name,
-    export_pgn,
-    language_for,
     notation_for,
     pgn_result,
     stored_result,
     tag_of,
     totals,
 )
-from mailbot.store import Claim, Game, Outbox, Player, Tournament
+from mailbot.store import Claim, Game, Player
 
 
 def game_headers(g: Game, event: str, *, reply: bool = False) -> dict[str, str]:
@@ -80,89 +75,13 @@ def game_summary(g: Game, me: Player | None = None) -> dict[str, Any]:
     }
 
 
-class Mailer:
-    """Queues game mail (rendered, with the contract's headers) in one session."""
+def end_game(
+    g: Game, end: game.GameEnd, now: datetime.datetime, *, answering: Player | None = None
+) -> ev.GameEnded:
+    """Record the end of ``g`` (the PGN goes to both players and the TD, art. 51).
 
-    def __init__(self, session: Session, sender: str, renderer: Renderer) -> None:
-        self.session = session
-        self.sender = sender
-        self.renderer = renderer
-
-    def game_mail(
-        self,
-        g: Game,
-        *,
-        template: str,
-        language: str,
-        context: dict[str, Any],
-        to: Sequence[str],
-        event: str,
-        now: datetime.datetime,
-        cc: Sequence[str] = (),
-        board: chess.Board | None = None,
-        orientation: chess.Color = chess.WHITE,
-        extra: dict[str, str] | None = None,
-        reply_to: str | None = None,
-        references: Sequence[str] = (),
-        inbound_id: int | None = None,
-    ) -> Outbox:
-        """Render and queue one message about ``g``.
-
-        ``reply_to`` is the Message-ID (without brackets) of the message this
-        answers; without it the message continues the recipient's thread of
-        the game.
-        """
-        rendered = self.renderer.render(
-            template, language, context, board=board, orientation=orientation
-        )
-        headers = game_headers(g, event, reply=reply_to is not None)
-        headers.update(extra or {})
-        if reply_to is not None:
-            refs = [f"<{r}>" for r in references if r != reply_to][-10:]
-            headers["In-Reply-To"] = f"<{reply_to}>"
-            headers["References"] = " ".join([*refs, f"<{reply_to}>"])
-        elif to:
-            thread = last_mail_to(self.session, g, to[0])
-            if thread is not None:
-                headers["In-Reply-To"] = f"<{thread.message_id}>"
-                headers["References"] = f"<{thread.message_id}>"
-        return queue(
-            self.session,
-            sender=self.sender,
-            to=to,
-            cc=cc,
-            subject=game_subject(g, rendered.what),
-            text=rendered.text,
-            html=rendered.html,
-            event=event,
-            now=now,
-            headers=headers,
-            game_id=g.id,
-            inbound_id=inbound_id,
-        )
-
-
-def last_mail_to(session: Session, g: Game, address: str) -> Outbox | None:
-    """The bot's latest message about ``g`` to ``address`` (to keep the thread)."""
-    rows = session.scalars(
-        select(Outbox).where(Outbox.game_id == g.id).order_by(Outbox.id.desc()).limit(30)
-    ).all()
-    return next((o for o in rows if address in o.to_addrs), None)
-
-
-def finish_game(
-    mailer: Mailer,
-    g: Game,
-    end: game.GameEnd,
-    now: datetime.datetime,
-    *,
-    reply_to: Player | None = None,
-    reply_id: str | None = None,
-    references: Sequence[str] = (),
-    inbound_id: int | None = None,
-) -> None:
-    """Record the end of ``g`` and send the PGN to both players and the TD (art. 51)."""
-    t = g.tournament
+    ``answering`` is the player whose message ended the game, if one did.
+    """
     g.result = stored_result(end.result)
     g.termination = end.termination.value
     g.ended_at = now
@@ -174,42 +93,7 @@ def finish_game(
             claim.status = "rejected" if claim.kind != "adjudication" else "confirmed"
             claim.decided_at = now
             claim.decided_by = "game-over"
-    board = board_of(g)
-    text = export_pgn(g, end)
-    sums = totals(g)
-    recipients: list[tuple[str, str, str, Player | None]] = [
-        (g.white.email, g.white.name, language_for(g.white), g.white),
-        (g.black.email, g.black.name, language_for(g.black), g.black),
-        (t.director_email, t.director_name, t.language, None),
-    ]
-    for address, name, language, player in recipients:
-        is_reply = reply_to is not None and player is reply_to and reply_id is not None
-        mailer.game_mail(
-            g,
-            template="game-over",
-            language=language,
-            context={
-                "recipient": name,
-                "game": game_summary(g),
-                "result": pgn_result(g.result),
-                "termination": end.reason,
-                "ending": {
-                    "code": end.termination.value,
-                    "winner": None if end.winner is None else color_name(end.winner),
-                },
-                "white_total": sums.white,
-                "black_total": sums.black,
-                "pgn": text,
-            },
-            to=[address],
-            event="game-over",
-            now=now,
-            board=board,
-            orientation=chess.BLACK if player is g.black else chess.WHITE,
-            reply_to=reply_id if is_reply else None,
-            references=references,
-            inbound_id=inbound_id,
-        )
+    return ev.GameEnded(g.id, end, answering.id if answering is not None else None)
 
 
 def claim_end(g: Game, claim: Claim) -> game.GameEnd:
@@ -240,7 +124,7 @@ def withdrawal_adjudication(g: Game) -> Claim | None:
     )
 
 
-def settle_adjudication_claims(mailer: Mailer, g: Game, now: datetime.datetime) -> Claim:
+def settle_adjudication_claims(session: Session, g: Game, now: datetime.datetime) -> list[ev.Event]:
     """After the claim period (art. 52-53): equal claims stand, else the arbiter's packet.
 
     The players' claims are kept in an ``adjudication`` claim's details as
@@ -257,116 +141,13 @@ def settle_adjudication_claims(mailer: Mailer, g: Game, now: datetime.datetime) 
             details={},
         )
         g.claims.append(claim)
-        mailer.session.flush()
-    white = claim.details.get("white")
-    black = claim.details.get("black")
-    agreed = game.settle_adjudication(white, black)
-    t = g.tournament
-    tz = ZoneInfo(t.timezone)
+        session.flush()
+    agreed = game.settle_adjudication(claim.details.get("white"), claim.details.get("black"))
     if agreed is not None:
         claim.status = "confirmed"
         claim.decided_at = now
         claim.decided_by = "agreement"
-        finish_game(
-            mailer,
-            g,
-            game.adjudicate(agreed, reason=f"both players claimed {agreed} (art. 53 note)"),
-            now,
-        )
-        return claim
-    mailer.game_mail(
-        g,
-        template="adjudication",
-        language=t.language,
-        context={
-            "kind": "packet",
-            "recipient": t.director_name,
-            "white_claim": white,
-            "black_claim": black,
-            "white_analysis": claim.details.get("white_analysis", ""),
-            "black_analysis": claim.details.get("black_analysis", ""),
-            "pgn": export_pgn(g),
-            "claim": claim.id,
-            "end": (t.extended_to or t.end),
-            "due": now.astimezone(tz).date(),
-        },
-        to=[t.director_email],
-        event="notice",
-        now=now,
-        board=board_of(g),
-        extra={"X-Mailbot-Claim": str(claim.id)},
-    )
-    return claim
-
-
-def director_error_notice(
-    session: Session,
-    sender: str,
-    renderer: Renderer,
-    t: Tournament,
-    context: dict[str, Any],
-    now: datetime.datetime,
-    *,
-    headers: dict[str, str] | None = None,
-    game_id: int | None = None,
-    inbound_id: int | None = None,
-) -> Outbox:
-    """Queue a ``notice`` about the bot's own trouble (event ``error``) to ``t``'s director."""
-    rendered = renderer.render("notice", t.language, context)
-    return queue(
-        session,
-        sender=sender,
-        to=[t.director_email],
-        subject=f"[{t.index}] {rendered.what}",
-        text=rendered.text,
-        html=rendered.html,
-        event="error",
-        now=now,
-        headers={"Auto-Submitted": "auto-generated", "X-Mailbot-Event": "error", **(headers or {})},
-        game_id=game_id,
-        inbound_id=inbound_id,
-    )
-
-
-def tell_director_undeliverable(
-    sender: str, renderer: Renderer | None = None
-) -> Callable[[Session, Outbox, datetime.datetime], None]:
-    """What the outbox does when it gives a message up: the director hears of it once.
-
-    The director of the message's game, or of the tournaments whose players it
-    was for; never about mail that was for the director itself.
-    """
-    render = renderer or Renderer()
-
-    def tell(session: Session, row: Outbox, now: datetime.datetime) -> None:
-        tournaments: list[Tournament] = []
-        if row.game is not None:
-            tournaments = [row.game.tournament]
-        else:
-            ids = recipients_tournaments(session, row)
-            tournaments = [t for t in (session.get(Tournament, i) for i in ids) if t is not None]
-        told: set[str] = set()
-        for t in tournaments:
-            address = t.director_email
-            if address in told or address in row.to_addrs or address in row.cc_addrs:
-                continue
-            told.add(address)
-            context = {
-                "kind": "undeliverable",
-                "subject": row.subject,
-                "recipients": ", ".join([*row.to_addrs, *row.cc_addrs]),
-                "attempts": row.attempts,
-                "error": row.last_error or "",
-            }
-            director_error_notice(
-                session,
-                sender,
-                render,
-                t,
-                context,
-                now,
-                headers={UNDELIVERABLE: str(row.id)},
-                game_id=row.game_id,
-            )
-
-    return tell
+        end = game.adjudicate(agreed, reason=f"both players claimed {agreed} (art. 53 note)")
+        return [end_game(g, end, now)]
+    due = now.astimezone(ZoneInfo(g.tournament.timezone)).date()
+    return [ev.AdjudicationPacket(g.id, claim.id, due)]

@@ -1,7 +1,7 @@
 """A player's requests to the arbiter: leave, a delay notice, claims.
 
-Each function works in the caller's transaction and queues its answers with
-a :class:`~mailbot.gamemail.Mailer`.
+Each function works in the caller's transaction, records what the request
+changes, and returns the events the notifier tells.
 """
 
 from __future__ import annotations
@@ -15,55 +15,31 @@ import chess
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from mailbot import events as ev
 from mailbot import game, leave
-from mailbot.gamemail import (
-    Mailer,
-    finish_game,
-    game_summary,
-    settle_adjudication_claims,
-    withdrawal_adjudication,
-)
-from mailbot.record import board_of, color_of, language_for, profile_of
+from mailbot.gamemail import end_game, settle_adjudication_claims, withdrawal_adjudication
+from mailbot.record import board_of, color_of, profile_of
 from mailbot.store import Claim, DelayNotice, Game, Leave, LeaveExtra, Player
 
 
 @dataclasses.dataclass
 class Request:
-    """Who asks, when, and how to answer."""
+    """Who asks, and when."""
 
     session: Session
-    mailer: Mailer
     player: Player
     now: datetime.datetime
     received: datetime.datetime
-    message_id: str | None
-    references: tuple[str, ...] = ()
     inbound_id: int | None = None
-
-
-def _reply(req: Request, g: Game, template: str, context: dict[str, object], event: str) -> None:
-    req.mailer.game_mail(
-        g,
-        template=template,
-        language=language_for(req.player),
-        context={"recipient": req.player.name, **context},
-        to=[req.player.email],
-        event=event,
-        now=req.now,
-        orientation=color_of(g, req.player),
-        reply_to=req.message_id,
-        references=req.references,
-        inbound_id=req.inbound_id,
-    )
 
 
 def request_leave(
     req: Request, start: datetime.date, end: datetime.date, games: list[Game]
-) -> bool:
+) -> list[ev.Event]:
     """Art. 42-46: record leave within the yearly allowance and tell everyone concerned.
 
     ``games`` are the player's games (the answer is threaded in the first).
-    Returns whether the leave was granted.
+    An empty answer never comes: the first event says whether it was granted.
     """
     player = req.player
     t = player.tournament
@@ -78,65 +54,47 @@ def request_leave(
     try:
         requested = leave.Leave(start, end)
     except leave.InvalidLeaveError as exc:
-        _reply(req, anchor, "leave", _refusal(start, end, str(exc), None), "leave")
-        return False
+        return [refuse_leave(req, anchor, start, end, str(exc))]
     decision = leave.check_request(p, taken, requested, extras, today=today)
     year = start.year
     if not decision.granted:
         reason = _refusal_reason(decision)
-        context = _refusal(start, end, reason, decision.remaining(year))
-        _reply(req, anchor, "leave", context, "leave")
-        return False
+        details = _refusal(start, end, reason, decision.remaining(year))
+        return [ev.LeaveAnswered(anchor.id, player.id, "refused", start, end, details)]
     player.leaves.append(
         Leave(start=start, end=end, created_at=req.now, inbound_id=req.inbound_id,
               granted_by="player")
     )  # fmt: skip
-    _reply(
-        req,
-        anchor,
-        "leave",
-        {"kind": "granted", "start": start, "end": end, "days": requested.days,
-         "year": year, "remaining": decision.remaining(year)},
-        "leave",
-    )  # fmt: skip
-    told: set[str] = set()
+    granted = {"days": requested.days, "year": year, "remaining": decision.remaining(year)}
+    events: list[ev.Event] = [
+        ev.LeaveAnswered(anchor.id, player.id, "granted", start, end, granted)
+    ]
+    told: set[int] = set()  # the opponents told, and the director (0)
     for g in games:
         if g.result is not None:
             continue
-        opponent = g.black if player.id == g.white_id else g.white
-        for address, name, language in (
-            (opponent.email, opponent.name, language_for(opponent)),
-            (t.director_email, t.director_name, t.language),
-        ):
-            if address in told:
-                continue
-            told.add(address)
-            req.mailer.game_mail(
-                g,
-                template="leave",
-                language=language,
-                context={"kind": "opponent", "recipient": name, "player": player.name,
-                         "start": start, "end": end},
-                to=[address],
-                event="leave",
-                now=req.now,
-                inbound_id=req.inbound_id,
-            )  # fmt: skip
-    return True
+        opponent = g.black_id if player.id == g.white_id else g.white_id
+        audience = [
+            who for who, key in (("opponent", opponent), ("director", 0)) if key not in told
+        ]
+        told.update((opponent, 0))
+        if audience:
+            events.append(ev.LeaveTaken(g.id, player.id, start, end, tuple(audience)))
+    return events
 
 
 def refuse_leave(
     req: Request, g: Game, start: datetime.date, end: datetime.date, reason: str
-) -> None:
-    """Answer a leave request that cannot be read or granted."""
-    _reply(req, g, "leave", _refusal(start, end, reason, None), "leave")
+) -> ev.Event:
+    """The answer to a leave request that cannot be read or granted."""
+    details = _refusal(start, end, reason, None)
+    return ev.LeaveAnswered(g.id, req.player.id, "refused", start, end, details)
 
 
 def _refusal(
     start: datetime.date, end: datetime.date, reason: str, remaining: int | None
 ) -> dict[str, object]:
-    return {"kind": "refused", "start": start, "end": end, "reason": reason,
-            "remaining": remaining, "year": start.year}  # fmt: skip
+    return {"reason": reason, "remaining": remaining, "year": start.year}
 
 
 def _refusal_reason(decision: leave.LeaveDecision) -> str:
@@ -156,37 +114,20 @@ def _refusal_reason(decision: leave.LeaveDecision) -> str:
     return "not allowed"
 
 
-def delay_notice(req: Request, g: Game) -> None:
+def delay_notice(req: Request, g: Game) -> list[ev.Event]:
     """Art. 25: the player will answer later than the notice limit; protects from art. 31."""
     color = color_of(g, req.player)
-    ply = len(g.moves)
     g.delays.append(
-        DelayNotice(color="white" if color else "black", ply_at=ply, received_at=req.received,
-                    inbound_id=req.inbound_id)
+        DelayNotice(color="white" if color else "black", ply_at=len(g.moves),
+                    received_at=req.received, inbound_id=req.inbound_id)
     )  # fmt: skip
-    opponent = g.black if color == chess.WHITE else g.white
-    text = f"{req.player.name} will answer later than the notice limit (art. 25)"
-    for recipient in (req.player, opponent):
-        req.mailer.game_mail(
-            g,
-            template="notice",
-            language=language_for(recipient),
-            context={"kind": "delay", "recipient": recipient.name, "player": req.player.name,
-                     "yours": recipient is req.player, "text": text,
-                     "game": game_summary(g, recipient)},
-            to=[recipient.email],
-            event="notice",
-            now=req.now,
-            reply_to=req.message_id if recipient is req.player else None,
-            references=req.references,
-            inbound_id=req.inbound_id,
-        )  # fmt: skip
+    return [ev.DelayNoted(g.id, req.player.id)]
 
 
 _RESULT = re.compile(r"(1-0|0-1|1/2-1/2|½-½)")
 
 
-def claim(req: Request, g: Game, rest: str, body: str) -> None:
+def claim(req: Request, g: Game, rest: str, body: str) -> list[ev.Event]:
     """A draw claim (threefold, 50 moves, tablebase), or after the end an adjudication claim."""
     t = g.tournament
     tz = ZoneInfo(t.timezone)
@@ -195,15 +136,13 @@ def claim(req: Request, g: Game, rest: str, body: str) -> None:
     found = _RESULT.search(rest)
     if found and (today > (t.extended_to or t.end) or withdrawal_adjudication(g) is not None):
         result = found.group(1).replace("½-½", "1/2-1/2")
-        adjudication_claim(req, g, result, body)
-        return
+        return adjudication_claim(req, g, result, body)
     board = board_of(g)
     p = profile_of(t)
     decision = game.claim_draw(board, color, tablebase_rule=p.tablebase_rule)
     if decision.status is game.ClaimStatus.GRANTED and decision.end is not None:
-        finish_game(req.mailer, g, decision.end, req.now, reply_to=req.player,
-                    reply_id=req.message_id, inbound_id=req.inbound_id)  # fmt: skip
-        return
+        return [end_game(g, decision.end, req.now, answering=req.player)]
+    events: list[ev.Event] = []
     if decision.status is game.ClaimStatus.NEEDS_TD:
         g.claims.append(
             Claim(kind="draw", by_color="white" if color else "black", against=None,
@@ -212,28 +151,13 @@ def claim(req: Request, g: Game, rest: str, body: str) -> None:
                   inbound_id=req.inbound_id)
         )  # fmt: skip
         req.session.flush()
-        req.mailer.game_mail(
-            g,
-            template="notice",
-            language=t.language,
-            context={"kind": "draw-claim", "recipient": t.director_name,
-                     "player": req.player.name, "text": decision.reason,
-                     "fen": decision.fen, "game": game_summary(g)},
-            to=[t.director_email],
-            event="notice",
-            now=req.now,
-            board=board,
-            extra={"X-Mailbot-Claim": str(g.claims[-1].id)},
-            inbound_id=req.inbound_id,
-        )  # fmt: skip
-    _reply(
-        req,
-        g,
-        "notice",
-        {"kind": "claim-answer", "status": decision.status.value, "text": decision.reason,
-         "game": game_summary(g, req.player)},
-        "notice",
-    )  # fmt: skip
+        events.append(
+            ev.DrawClaimed(
+                g.id, g.claims[-1].id, req.player.id, decision.reason, decision.fen or ""
+            )
+        )
+    events.append(ev.ClaimAnswered(g.id, req.player.id, decision.status.value, decision.reason))
+    return events
 
 
 def claims_due(g: Game) -> datetime.date:
@@ -247,7 +171,7 @@ def claims_due(g: Game) -> datetime.date:
     return game.adjudication_claims_due(t.extended_to or t.end, p)
 
 
-def adjudication_claim(req: Request, g: Game, result: str, analysis: str) -> None:
+def adjudication_claim(req: Request, g: Game, result: str, analysis: str) -> list[ev.Event]:
     """Art. 52: a player's claim with analysis; equal claims settle the game at once."""
     color = "white" if color_of(g, req.player) == chess.WHITE else "black"
     record = next((c for c in g.claims if c.kind == "adjudication" and c.status == "open"), None)
@@ -260,9 +184,9 @@ def adjudication_claim(req: Request, g: Game, result: str, analysis: str) -> Non
     details[f"{color}_analysis"] = analysis.strip()[:8000]
     record.details = details
     req.session.flush()
-    due = claims_due(g)
-    _reply(req, g, "adjudication", {"kind": "received", "result": result, "due": due}, "notice")
+    events: list[ev.Event] = [ev.AdjudicationClaimed(g.id, req.player.id, result, claims_due(g))]
     # equal claims stand at once (art. 53 note); different ones go to the arbiter
     # with the packet the sweep sends when the claim period is over
     if details.get("white") and details.get("white") == details.get("black"):
-        settle_adjudication_claims(req.mailer, g, req.now)
+        events.extend(settle_adjudication_claims(req.session, g, req.now))
+    return events

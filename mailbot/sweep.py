@@ -26,31 +26,24 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot import clock, game
+from mailbot import events as ev
 from mailbot.gamemail import (
-    Mailer,
     claim_end,
-    finish_game,
-    game_summary,
+    end_game,
     settle_adjudication_claims,
     withdrawal_adjudication,
 )
 from mailbot.notices import Renderer
+from mailbot.notifier import Notifier
 from mailbot.profile import Profile
 from mailbot.record import (
     awarded_oversteps,
-    board_of,
     color_name,
     color_of,
     control_of,
-    export_pgn,
     history,
-    language_for,
-    local_date,
-    move_line,
-    notation_for,
     player_leaves,
     profile_of,
-    totals,
 )
 from mailbot.store import Claim, Game, Notice, Player, Tournament
 
@@ -131,9 +124,9 @@ def sweep(
                 g = session.get(Game, game_id)
                 if g is None or g.result is not None:
                     continue
-                mailer = Mailer(session, sender, renderer)
-                for kind in _sweep_game(mailer, g, now):
-                    counts[kind] += 1
+                found = _sweep_game(session, g, now)
+                Notifier(session, sender, now, renderer=renderer).tell(*found.events)
+                counts.update(found.kinds)
         except IntegrityError:
             log.info("game %s swept concurrently; skipped", game_id)
     for tournament_id in tournaments:
@@ -141,10 +134,22 @@ def sweep(
             t = session.get(Tournament, tournament_id)
             if t is None:
                 continue
-            mailer = Mailer(session, sender, renderer)
-            for kind in _sweep_tournament(mailer, t, now):
-                counts[kind] += 1
+            found = _sweep_tournament(session, t, now)
+            Notifier(session, sender, now, renderer=renderer).tell(*found.events)
+            counts.update(found.kinds)
     return SweepReport(dict(counts))
+
+
+@dataclasses.dataclass
+class _Due:
+    """What one game's (or tournament's) sweep found: the kinds counted, the events."""
+
+    kinds: list[str] = dataclasses.field(default_factory=list)
+    events: list[ev.Event] = dataclasses.field(default_factory=list)
+
+    def add(self, kind: str, events: list[ev.Event]) -> None:
+        self.kinds.append(kind)
+        self.events.extend(events)
 
 
 def play_stops_at(g: Game) -> datetime.datetime:
@@ -163,7 +168,7 @@ def play_stops_at(g: Game) -> datetime.datetime:
     return min(stops)
 
 
-def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
+def _sweep_game(session: Session, g: Game, now: datetime.datetime) -> _Due:
     """Repeats, oversteps and silence in one game, as far as they fell due in play."""
     stop = play_stops_at(g)
 
@@ -178,7 +183,7 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
     color = color_of(g, silent)
     since = silent_since(g)
     leaves = player_leaves(silent, g)
-    sent: list[str] = []
+    found = _Due()
 
     # art. 26: repeat the unanswered move, with a copy to the TD
     due = clock.repeat_due(p, since, leaves, tz)
@@ -186,10 +191,9 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
         due is not None
         and fell_due(due)
         and ply > 0
-        and record_notice(mailer.session, g, silent, "repeat", str(ply), due, now)
+        and record_notice(session, g, silent, "repeat", str(ply), due, now)
     ):
-        send_repeat(mailer, g, silent, due, now)
-        sent.append("repeat")
+        found.add("repeat", [ev.Repeated(g.id, silent.id, due)])
 
     # art. 35-36 / rules.md 2.2: an overstep while the player is silent
     moves, penalties = history(g, color)
@@ -202,10 +206,9 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
     at = clock.overstep_at(p, thinking, since, penalties, leaves, tz, awarded)
     if at is not None and fell_due(at) and not state.lost:
         running = clock.move_days(p, since, at, leaves, tz)
-        if record_notice(mailer.session, g, silent, "overstep", f"move-{number}", at, now):
+        if record_notice(session, g, silent, "overstep", f"move-{number}", at, now):
             reached = clock.control_state(p, thinking, penalties, running, awarded)
-            overstep(mailer, g, silent, at, now, reached)
-            sent.append("overstep")
+            found.add("overstep", overstep(session, g, silent, at, now, reached))
     elif at is None:
         # penalty days alone put the move being thought about over the limit
         reached = clock.control_state(p, thinking, penalties, 0, awarded)
@@ -215,10 +218,9 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
                 (x.created_at for x in g.penalties if x.color == color_name(color)), default=now
             )
             if fell_due(when) and record_notice(
-                mailer.session, g, silent, "overstep", f"move-{number}", when, now
+                session, g, silent, "overstep", f"move-{number}", when, now
             ):
-                overstep(mailer, g, silent, when, now, reached)
-                sent.append("overstep")
+                found.add("overstep", overstep(session, g, silent, when, now, reached))
 
     # art. 31: silence without a delay notice
     protected = any(
@@ -233,10 +235,9 @@ def _sweep_game(mailer: Mailer, g: Game, now: datetime.datetime) -> list[str]:
             continue
         if kind == "silence" and p.silence_requires_repeat and not repeated:
             continue
-        if record_notice(mailer.session, g, silent, kind, str(ply), deadline, now):
-            silence(mailer, g, silent, deadline, now, decisive=kind == "silence")
-            sent.append(kind)
-    return sent
+        if record_notice(session, g, silent, kind, str(ply), deadline, now):
+            found.add(kind, silence(session, g, silent, deadline, now, decisive=kind == "silence"))
+    return found
 
 
 def _accepted_moves(g: Game, color: chess.Color, played: int) -> list[clock.MoveTime]:
@@ -264,133 +265,8 @@ def _has_notice(g: Game, player: Player, kind: str, key: str) -> bool:
     )
 
 
-def _recipients(g: Game) -> list[tuple[Player, chess.Color]]:
-    return [(g.white, chess.WHITE), (g.black, chess.BLACK)]
-
-
-def send_repeat(
-    mailer: Mailer, g: Game, silent: Player, due: datetime.datetime, now: datetime.datetime
-) -> None:
-    """Repeat the last move to the silent player, a copy to the TD (art. 26 B)."""
-
-    t = g.tournament
-    tz = ZoneInfo(t.timezone)
-    p = profile_of(t)
-    line = move_line(g, len(g.moves), notation_for(silent), tz)
-    opponent = g.black if silent.id == g.white_id else g.white
-    mailer.game_mail(
-        g,
-        template="repeat",
-        language=language_for(silent),
-        context={
-            "recipient": silent.name,
-            "opponent": opponent.name,
-            "line": line,
-            "due": due.astimezone(tz).date(),
-            "days": (p.repeat_after_days or 0) + p.repeat_transit_days,
-        },
-        to=[silent.email],
-        cc=[t.director_email] if p.repeat_copies_director else [],
-        event="repeat",
-        now=now,
-        board=board_of(g),
-        orientation=color_of(g, silent),
-        extra={"X-Mailbot-Due": due.astimezone(tz).date().isoformat()},
-    )
-
-
-def packet_context(g: Game) -> dict[str, Any]:
-    """The claim packet of art. 36: every move with its dates and days, both totals."""
-
-    tz = ZoneInfo(g.tournament.timezone)
-    replay = chess.Board()
-    rows = []
-    for m in g.moves:
-        move = chess.Move.from_uci(m.uci)
-        rows.append(
-            {
-                "ply": m.ply,
-                "number": (m.ply + 1) // 2,
-                "color": "white" if m.ply % 2 else "black",
-                "san": replay.san(move),
-                "received": m.received_counted_on,
-                "sent": local_date(m.sent_at, tz),
-                "days": m.days,
-                "automatic": m.automatic,
-            }
-        )
-        replay.push(move)
-    sums = totals(g)
-    penalties = [
-        {"color": p.color, "days": p.days, "reason": p.reason, "ply": p.ply_at} for p in g.penalties
-    ]
-    return {
-        "rows": rows,
-        "white_total": sums.white,
-        "black_total": sums.black,
-        "penalties": penalties,
-    }
-
-
-def _claim_mail(
-    mailer: Mailer,
-    g: Game,
-    claim: Claim,
-    kind: str,
-    against: Player,
-    due: datetime.datetime,
-    now: datetime.datetime,
-    extra_context: dict[str, Any],
-) -> None:
-    """The packet to the TD and a notice to both players."""
-
-    t = g.tournament
-    tz = ZoneInfo(t.timezone)
-    board = board_of(g)
-    base = {
-        "kind": kind,
-        "against": against.name,
-        "against_color": "white" if against.id == g.white_id else "black",
-        "due": due.astimezone(tz).date(),
-        "game": game_summary(g),
-        "claim": claim.id,
-        "auto": claim.status != "open",
-        **extra_context,
-    }
-    mailer.game_mail(
-        g,
-        template="claim",
-        language=t.language,
-        context={
-            **base,
-            "recipient": t.director_name,
-            "audience": "director",
-            **packet_context(g),
-            "pgn": export_pgn(g),
-        },
-        to=[t.director_email],
-        event=kind,
-        now=now,
-        board=board,
-        extra={"X-Mailbot-Claim": str(claim.id), "X-Mailbot-Due": base["due"].isoformat()},
-    )
-    for player, color in _recipients(g):
-        mailer.game_mail(
-            g,
-            template="claim",
-            language=language_for(player),
-            context={**base, "recipient": player.name, "audience": "player"},
-            to=[player.email],
-            event=kind,
-            now=now,
-            board=board,
-            orientation=color,
-            extra={"X-Mailbot-Due": base["due"].isoformat()},
-        )
-
-
 def open_claim(
-    mailer: Mailer,
+    session: Session,
     g: Game,
     kind: str,
     against: Player,
@@ -399,7 +275,7 @@ def open_claim(
     details: dict[str, Any],
     *,
     decisive: bool,
-) -> Claim:
+) -> list[ev.Event]:
     """Open a claim against ``against``; with ``auto_forfeit`` it is decided at once."""
 
     p = profile_of(g.tournament)
@@ -412,33 +288,33 @@ def open_claim(
         details={**details, "due": due.isoformat()},
     )
     g.claims.append(claim)
-    mailer.session.flush()
+    session.flush()
     auto = decisive and p.auto_forfeit
     if auto:
         claim.status = "confirmed"
         claim.decided_at = now
         claim.decided_by = "auto"
-    _claim_mail(mailer, g, claim, kind, against, due, now, {"details": details})
+    events: list[ev.Event] = [ev.ClaimOpened(g.id, claim.id, against.id, due, details)]
     if auto:
-        finish_game(mailer, g, claim_end(g, claim), now)
-    return claim
+        events.append(end_game(g, claim_end(g, claim), now))
+    return events
 
 
 def silence(
-    mailer: Mailer,
+    session: Session,
     g: Game,
     silent: Player,
     due: datetime.datetime,
     now: datetime.datetime,
     *,
     decisive: bool,
-) -> None:
+) -> list[ev.Event]:
     """Art. 31 (or the postal report to the TD): the claim packet goes to the TD."""
 
     p = profile_of(g.tournament)
     days = p.silence_days if decisive else p.silence_report_days
-    open_claim(
-        mailer,
+    return open_claim(
+        session,
         g,
         "silence",
         silent,
@@ -450,20 +326,20 @@ def silence(
 
 
 def overstep(
-    mailer: Mailer,
+    session: Session,
     g: Game,
     player: Player,
     at: datetime.datetime,
     now: datetime.datetime,
     state: clock.ControlState,
-) -> None:
+) -> list[ev.Event]:
     """Rules.md 2.2: the bot finds the overstep itself and sends the packet."""
 
     p = profile_of(g.tournament)
     first = len(state.oversteps) < p.oversteps_to_lose
     used, limit, control_move = _exceeded(p, state)
-    open_claim(
-        mailer,
+    return open_claim(
+        session,
         g,
         "overstep",
         player,
@@ -496,12 +372,12 @@ def _exceeded(p: Profile, state: clock.ControlState) -> tuple[int, int, int]:
     return last.used, last.limit, count_start - 1 + controls * p.moves_per_control
 
 
-def _sweep_tournament(mailer: Mailer, t: Tournament, now: datetime.datetime) -> list[str]:
+def _sweep_tournament(session: Session, t: Tournament, now: datetime.datetime) -> _Due:
     """Leave ends (opponents told the clocks run again) and the end of the event."""
 
     tz = ZoneInfo(t.timezone)
     today = now.astimezone(tz).date()
-    sent: list[str] = []
+    found = _Due()
     for player in t.players:
         for lv in player.leaves:
             if lv.end >= today:
@@ -510,26 +386,8 @@ def _sweep_tournament(mailer: Mailer, t: Tournament, now: datetime.datetime) -> 
                 g for g in t.games if g.result is None and player.id in (g.white_id, g.black_id)
             ]
             for g in games:
-                if record_notice(mailer.session, g, player, "leave-end", str(lv.id), None, now):
-                    opponent = g.black if player.id == g.white_id else g.white
-                    for recipient in (player, opponent):
-                        mailer.game_mail(
-                            g,
-                            template="leave",
-                            language=language_for(recipient),
-                            context={
-                                "kind": "ended",
-                                "recipient": recipient.name,
-                                "player": player.name,
-                                "start": lv.start,
-                                "end": lv.end,
-                                "yours": recipient.id == player.id,
-                            },
-                            to=[recipient.email],
-                            event="leave",
-                            now=now,
-                        )
-                    sent.append("leave-end")
+                if record_notice(session, g, player, "leave-end", str(lv.id), None, now):
+                    found.add("leave-end", [ev.LeaveEnded(g.id, player.id, lv.start, lv.end)])
     for g in t.games:
         # art. 48, 52 note 1: a withdrawn player's game went to the arbiter before the end
         withdrawal = withdrawal_adjudication(g)
@@ -537,47 +395,27 @@ def _sweep_tournament(mailer: Mailer, t: Tournament, now: datetime.datetime) -> 
             continue
         opened = withdrawal.opened_at.astimezone(tz).date()
         if today > game.adjudication_claims_due(opened, profile_of(t)) and record_notice(
-            mailer.session, g, None, "adjudication-packet", f"withdrawal-{withdrawal.id}", None, now
+            session, g, None, "adjudication-packet", f"withdrawal-{withdrawal.id}", None, now
         ):
-            settle_adjudication_claims(mailer, g, now)
-            sent.append("adjudication-packet")
+            found.add("adjudication-packet", settle_adjudication_claims(session, g, now))
     end = t.extended_to or t.end
     if today > end:
         claims_due = game.adjudication_claims_due(end, profile_of(t))
         for g in t.games:
             if g.result is not None or withdrawal_adjudication(g) is not None:
                 continue
-            if record_notice(
-                mailer.session, g, None, "adjudication-call", end.isoformat(), None, now
-            ):
-                for player, color in _recipients(g):
-                    mailer.game_mail(
-                        g,
-                        template="adjudication",
-                        language=language_for(player),
-                        context={
-                            "kind": "call",
-                            "recipient": player.name,
-                            "end": end,
-                            "due": claims_due,
-                        },
-                        to=[player.email],
-                        event="notice",
-                        now=now,
-                        orientation=color,
-                    )
-                sent.append("adjudication-call")
+            if record_notice(session, g, None, "adjudication-call", end.isoformat(), None, now):
+                found.add("adjudication-call", [ev.AdjudicationCalled(g.id, end, claims_due)])
             if today > claims_due and record_notice(
-                mailer.session, g, None, "adjudication-packet", end.isoformat(), None, now
+                session, g, None, "adjudication-packet", end.isoformat(), None, now
             ):
-                settle_adjudication_claims(mailer, g, now)
-                sent.append("adjudication-packet")
-    return sent
+                found.add("adjudication-packet", settle_adjudication_claims(session, g, now))
+    return found
 
 
 def overstep_on_move(
-    mailer: Mailer, g: Game, mover: Player, sent: datetime.datetime, now: datetime.datetime
-) -> bool:
+    session: Session, g: Game, mover: Player, sent: datetime.datetime, now: datetime.datetime
+) -> list[ev.Event]:
     """Rules.md 2.2: a move whose days overstep the limit; the packet goes out once.
 
     The notice is keyed by the move number, like the sweep's for a silent
@@ -586,12 +424,11 @@ def overstep_on_move(
     color = color_of(g, mover)
     state = control_of(g, color)
     if not state.oversteps:
-        return False
+        return []
     last = state.oversteps[-1]
     own = sum(1 for m in g.moves if m.ply % 2 == (1 if color == chess.WHITE else 0))
     if last.move_number != own or last.awarded:
-        return False
-    if not record_notice(mailer.session, g, mover, "overstep", f"move-{own}", sent, now):
-        return False
-    overstep(mailer, g, mover, sent, now, state)
-    return True
+        return []
+    if not record_notice(session, g, mover, "overstep", f"move-{own}", sent, now):
+        return []
+    return overstep(session, g, mover, sent, now, state)

@@ -1,0 +1,363 @@
+"""What happened: the events the bot records and tells people about.
+
+The desk, the sweep and the director's orders decide; what they decided is a
+list of these small, frozen values. The store keeps what they change, and the
+:mod:`~mailbot.notifier` (the only composer of mail) turns each into the
+messages its audience reads, in each reader's language. A new rule is a new
+event and a template, not another send call::
+
+    >>> played = MovePlayed(game=3, mover=7, first_ply=15)
+    >>> played.game, played.first_ply, played.automatic
+    (3, 15, ())
+
+Games and players are named by their ids in the store; dates, days and
+positions are read from the store when the mail is written, right after the
+event was recorded, so that they are the ones the event left behind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+from collections.abc import Mapping
+from typing import Any
+
+from mailbot import referee
+from mailbot.game import GameEnd
+
+__all__ = [
+    "AdjudicationCalled",
+    "AdjudicationClaimed",
+    "AdjudicationPacket",
+    "Answer",
+    "AnswerKind",
+    "ClaimAnswered",
+    "ClaimOpened",
+    "DelayNoted",
+    "DirectorDecided",
+    "DrawClaimed",
+    "DrawDeclined",
+    "DrawOffered",
+    "Event",
+    "ExtraLeave",
+    "GameEnded",
+    "IncompleteRepeated",
+    "LeaveAnswered",
+    "LeaveEnded",
+    "LeaveTaken",
+    "MovePlayed",
+    "MoveRejected",
+    "OrdersCancelled",
+    "OrdersDone",
+    "OrdersHeld",
+    "Quarantined",
+    "Repeated",
+    "StrangerWrote",
+    "Undeliverable",
+    "WithdrawalCalled",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """Something that happened that somebody must hear of."""
+
+
+# ---------------------------------------------------------------------------
+# Play
+
+
+@dataclasses.dataclass(frozen=True)
+class MovePlayed(Event):
+    """``mover`` played from ``first_ply`` on; ``automatic`` plies came from a conditional line."""
+
+    game: int
+    mover: int
+    first_ply: int
+    automatic: tuple[int, ...] = ()
+    draw_offered: bool = False
+    reminders: tuple[referee.Reminder, ...] = ()
+    #: The mover's own conditional line still standing, in UCI.
+    conditional: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveRejected(Event):
+    """A move judged impossible, incorrect or unclear (art. 17-19), with its penalty."""
+
+    game: int
+    mover: int
+    judgement: referee.Judgement
+    penalty: int
+
+
+@dataclasses.dataclass(frozen=True)
+class IncompleteRepeated(Event):
+    """Art. 7 note 2: a player wrote incomplete notation ``count`` times; the TD hears of it."""
+
+    game: int
+    player: int
+    count: int
+
+
+@dataclasses.dataclass(frozen=True)
+class DrawOffered(Event):
+    game: int
+    by: int
+
+
+@dataclasses.dataclass(frozen=True)
+class DrawDeclined(Event):
+    game: int
+    by: int
+
+
+@dataclasses.dataclass(frozen=True)
+class GameEnded(Event):
+    """The game is over; ``answering`` is the player whose message ended it, if one did."""
+
+    game: int
+    end: GameEnd
+    answering: int | None = None
+
+
+# ---------------------------------------------------------------------------
+# Deadlines, claims, the director
+
+
+@dataclasses.dataclass(frozen=True)
+class Repeated(Event):
+    """Art. 26: the unanswered move is repeated to ``player`` (a copy to the TD)."""
+
+    game: int
+    player: int
+    due: datetime.datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimOpened(Event):
+    """A silence or overstep claim: the packet to the TD, a notice to both players."""
+
+    game: int
+    claim: int
+    against: int
+    due: datetime.datetime
+    details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class DrawClaimed(Event):
+    """A draw claim the TD must decide."""
+
+    game: int
+    claim: int
+    player: int
+    reason: str
+    fen: str
+
+
+@dataclasses.dataclass(frozen=True)
+class DirectorDecided(Event):
+    """The TD decided in a game; both players are told ``text``."""
+
+    game: int
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class AdjudicationCalled(Event):
+    """After the end of the event, the players are asked for their claims (art. 52)."""
+
+    game: int
+    end: datetime.date
+    due: datetime.date
+
+
+@dataclasses.dataclass(frozen=True)
+class WithdrawalCalled(Event):
+    """A withdrawn player's game goes to the arbiter; both players send claims (art. 48)."""
+
+    game: int
+    withdrawn: int
+    due: datetime.date
+
+
+@dataclasses.dataclass(frozen=True)
+class AdjudicationPacket(Event):
+    """The players' claims differ (or are missing): the TD gets the packet."""
+
+    game: int
+    claim: int
+    due: datetime.date
+
+
+# ---------------------------------------------------------------------------
+# A player's requests
+
+
+@dataclasses.dataclass(frozen=True)
+class LeaveAnswered(Event):
+    """The answer to a leave request: ``granted`` or ``refused`` (with a reason)."""
+
+    game: int
+    player: int
+    kind: str
+    start: datetime.date
+    end: datetime.date
+    details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class LeaveTaken(Event):
+    """``player`` takes leave: the opponent in ``game`` and the TD are told."""
+
+    game: int
+    player: int
+    start: datetime.date
+    end: datetime.date
+    #: Who is told: ``opponent``, ``director`` or both.
+    audience: tuple[str, ...] = ("opponent", "director")
+
+
+@dataclasses.dataclass(frozen=True)
+class LeaveEnded(Event):
+    game: int
+    player: int
+    start: datetime.date
+    end: datetime.date
+
+
+@dataclasses.dataclass(frozen=True)
+class ExtraLeave(Event):
+    """The TD granted extra leave days for a year (art. 43)."""
+
+    game: int
+    player: int
+    days: int
+    year: int
+
+
+@dataclasses.dataclass(frozen=True)
+class DelayNoted(Event):
+    """Art. 25: the player will answer later; both players are told."""
+
+    game: int
+    player: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimAnswered(Event):
+    """A draw claim was granted, refused, or went to the TD."""
+
+    game: int
+    player: int
+    status: str
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class AdjudicationClaimed(Event):
+    """A player's adjudication claim is recorded."""
+
+    game: int
+    player: int
+    result: str
+    due: datetime.date
+
+
+# ---------------------------------------------------------------------------
+# Answers that change nothing
+
+
+class AnswerKind(enum.Enum):
+    """The answers to a message the bot cannot act on (or that only asks)."""
+
+    HELP = "help"
+    STATUS = "status"
+    UNKNOWN_SENDER = "unknown-sender"
+    UNKNOWN_GAME = "unknown-game"
+    WHICH_GAME = "which-game"
+    UNREADABLE = "unreadable"
+    NOT_A_PLAYER = "not-a-player"
+    NOT_DIRECTOR = "not-director"
+    SECRET_MISSING = "secret-missing"
+    GAME_FINISHED = "game-finished"
+    NOT_YOUR_MOVE = "not-your-move"
+    NO_MOVE = "no-move"
+    NO_DRAW_OFFER = "no-draw-offer"
+    ADJUDICATION_PENDING = "adjudication-pending"
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer(Event):
+    """An answer to the sender of the message in hand.
+
+    ``game`` is the game it is about, if any; ``player`` the sender's player
+    row, if the sender plays; ``details`` what the answer names.
+    """
+
+    kind: AnswerKind
+    game: int | None = None
+    player: int | None = None
+    details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class StrangerWrote(Event):
+    """Someone who does not play in ``game`` wrote about it: the TD gets a copy."""
+
+    game: int
+    sender: str
+    body: str
+
+
+# ---------------------------------------------------------------------------
+# The director's desk and the bot's own trouble
+
+
+@dataclasses.dataclass(frozen=True)
+class OrdersDone(Event):
+    """What became of each of the director's orders, a line each."""
+
+    tournaments: tuple[int, ...]
+    lines: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class OrdersHeld(Event):
+    """Orders in the director's name, received from ``sender``, wait for the
+    director's confirmation until ``lapses``."""
+
+    tournaments: tuple[int, ...]
+    held: int
+    orders: tuple[str, ...]
+    sender: str
+    received: datetime.datetime
+    lapses: datetime.datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class OrdersCancelled(Event):
+    """The director cancelled orders held in their name."""
+
+    tournaments: tuple[int, ...]
+    orders: tuple[str, ...]
+    sender: str
+    received: datetime.datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class Quarantined(Event):
+    """A message failed too often and went to quarantine; these tournaments' TDs are told."""
+
+    inbound: int
+    tournaments: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Undeliverable(Event):
+    """The outbox gave a message up; the TD of its game (or its players') is told."""
+
+    outbox: int
+    tournaments: tuple[int, ...]

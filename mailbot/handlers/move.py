@@ -1,0 +1,234 @@
+"""A move: judged by the referee, then played (with the conditional lines) or refused.
+
+The message may hold no move (then ``status`` or ``draw`` may be what it
+asks), it may not be the sender's turn, or the move may be impossible,
+incorrect or unclear (+5 days, art. 17-19). A legal move is played with
+:func:`mailbot.play.walk`, its days charged to the last move the player
+actually played (003 part 1 art. 6g), and both players are told.
+"""
+
+from __future__ import annotations
+
+import datetime
+from zoneinfo import ZoneInfo
+
+import chess
+
+from mailbot import events as ev
+from mailbot import referee
+from mailbot.gamemail import end_game
+from mailbot.handlers import answers, draw
+from mailbot.handlers.context import Context
+from mailbot.intent import Word
+from mailbot.letters import Letter
+from mailbot.notation import write_move
+from mailbot.play import Ply, walk
+from mailbot.record import (
+    board_of,
+    color_name,
+    color_of,
+    days_for,
+    local_date,
+    move_line,
+    notation_for,
+    profile_of,
+)
+from mailbot.store import Game, LeaveCancellation, Move, Penalty, Player
+from mailbot.sweep import overstep_on_move
+
+#: Moves are read from the first this-many characters of a message's new text.
+MOVE_TEXT = 20_000
+
+
+def judge(ctx: Context, g: Game, mover: Player, board: chess.Board) -> referee.Judgement:
+    """The referee's verdict on the message's move (the body, else the subject)."""
+    allowed = g.tournament.conditional_moves
+    judgement = referee.judge(
+        ctx.letter.body[:MOVE_TEXT], board, notation_for(mover), conditional_allowed=allowed
+    )
+    written = subject_move(ctx.letter, g)
+    if judgement.verdict is referee.Verdict.NO_MOVE and written:
+        # a move written only in the subject ("Re: [X/3] 12. Кg1-f3"), the body empty
+        judgement = referee.judge(written, board, notation_for(mover), conditional_allowed=allowed)
+    return judgement
+
+
+def subject_move(letter: Letter, g: Game) -> str:
+    """The text after the game tag of a subject, when a move may be written there.
+
+    Only for a message whose body is empty, and never the bot's own subject
+    (``[X/3] White – Black: ...``, which a reply keeps and which may name the
+    opponent's move).
+    """
+    if letter.body.strip() or not letter.game_tag:
+        return ""
+    _, bracket, after = letter.subject_core.partition("]")
+    ours = f"{g.white.name} – {g.black.name}" in after or (" – " in after and ": " in after)
+    if not bracket or ours:
+        return ""
+    return after.strip()
+
+
+def move(ctx: Context) -> None:
+    """The message's move, or what the message asks instead of a move."""
+    g, mover = ctx.game, ctx.mover
+    assert g is not None and mover is not None
+    board = board_of(g)
+    color = color_of(g, mover)
+    judgement = judge(ctx, g, mover, board)
+    has_move = judgement.verdict is not referee.Verdict.NO_MOVE
+    words = ctx.words
+    if words.has(Word.STATUS) and not has_move:
+        answers.status(ctx)
+    elif board.turn != color:
+        if words.has(Word.DRAW) and not has_move:
+            draw.offer(ctx)
+            return
+        last = len(g.moves)
+        tz = ZoneInfo(g.tournament.timezone)
+        line = move_line(g, last, notation_for(mover), tz) if last else None
+        opponent = g.black if color == chess.WHITE else g.white
+        answer = ctx.answer(ev.AnswerKind.NOT_YOUR_MOVE, line=line, opponent=opponent.name)
+        ctx.refuse("not the sender's move", answer)
+    elif not has_move:
+        if words.has(Word.DRAW):
+            draw.offer(ctx)
+            return
+        example = _example(board, mover)
+        ctx.refuse("no move found", ctx.answer(ev.AnswerKind.NO_MOVE, example=example))
+    elif judgement.penalised:
+        reject(ctx, judgement)
+    else:
+        play(ctx, judgement)
+
+
+def _example(board: chess.Board, player: Player) -> str:
+    moves = sorted(board.legal_moves, key=lambda m: m.uci())
+    return write_move(board, moves[0], notation_for(player)) if moves else ""
+
+
+def reject(ctx: Context, judgement: referee.Judgement) -> None:
+    """Art. 17-19: an impossible, incorrect or unclear move costs 5 days."""
+    g, mover = ctx.game, ctx.mover
+    assert g is not None and mover is not None
+    color = color_of(g, mover)
+    verdict = judgement.verdict.value
+    p = profile_of(g.tournament)
+    # art. 17 note: no penalty when the mail, not the player, garbled the move
+    penalty = 0 if (ctx.letter.garbled and verdict == "unclear") else p.penalty_days
+    if penalty:
+        g.penalties.append(
+            Penalty(color=color_name(color), days=penalty, reason=verdict, ply_at=len(g.moves),
+                    created_at=ctx.now, inbound_id=ctx.inbound.id, decided_by="referee")
+        )  # fmt: skip
+    ctx.refuse(
+        f"{verdict}: {judgement.reason}", ev.MoveRejected(g.id, mover.id, judgement, penalty)
+    )
+
+
+def play(ctx: Context, judgement: referee.Judgement) -> None:
+    """Apply a legal move, and what the conditional lines play after it."""
+    g, mover = ctx.game, ctx.mover
+    assert g is not None and mover is not None and judgement.move is not None
+    t = g.tournament
+    tz = ZoneInfo(t.timezone)
+    color = color_of(g, mover)
+    sent = ctx.inbound.internaldate
+    forwarded = max(ctx.now, sent)
+    days, counted = days_for(g, profile_of(t), tz, mover, sent)
+    _cancel_leave_if_on_leave(g, mover, local_date(sent, tz))
+    first_ply = len(g.moves) + 1
+    # the opponent's standing offer lapses with this move (a move declines it)
+    if g.draw_offer_by == color_name(not color):
+        g.draw_offer_by = g.draw_offer_ply = None
+    theirs = (g.pending_conditional or []) if g.pending_conditional_by != color_name(color) else []
+    done = walk(board_of(g), [judgement.move, *judgement.conditional], theirs)
+    rows = [_row(ctx, g, ply, judgement.written or "", forwarded, counted) for ply in done.plies]
+    own = [row for row, ply in zip(rows, done.plies, strict=True) if not ply.automatic]
+    # 003 p1 6g: the days go to the last move the player actually played
+    own[-1].days = days
+    g.last_forwarded_at = forwarded
+    _pending(g, color, done.theirs_left, done.mine_left, t.conditional_moves)
+    events: list[ev.Event] = []
+    if judgement.verdict is referee.Verdict.INCOMPLETE:
+        events.extend(_note_incomplete(g, mover, own[0]))
+    if ctx.words.has(Word.DRAW) and done.end is None:
+        g.draw_offer_by, g.draw_offer_ply = color_name(color), len(g.moves)
+    if done.end is not None:
+        ctx.tell(*events, end_game(g, done.end, ctx.now, answering=mover))
+        return
+    events.extend(overstep_on_move(ctx.session, g, mover, sent, ctx.now))
+    if g.result is None:  # unless auto_forfeit decided it
+        events.append(_played(g, mover, first_ply, judgement))
+    ctx.tell(*events)
+
+
+def _played(g: Game, mover: Player, first_ply: int, j: referee.Judgement) -> ev.MovePlayed:
+    color = color_name(color_of(g, mover))
+    mine = tuple(g.pending_conditional or []) if g.pending_conditional_by == color else ()
+    return ev.MovePlayed(
+        g.id,
+        mover.id,
+        first_ply,
+        automatic=tuple(m.ply for m in g.moves[first_ply - 1 :] if m.automatic),
+        draw_offered=g.draw_offer_by == color,
+        reminders=j.reminders,
+        conditional=mine,
+    )
+
+
+def _row(
+    ctx: Context,
+    g: Game,
+    ply: Ply,
+    written: str,
+    forwarded: datetime.datetime,
+    counted: datetime.date,
+) -> Move:
+    row = Move(
+        ply=len(g.moves) + 1,
+        uci=ply.move.uci(),
+        san=ply.san,
+        text="" if ply.automatic else written[:500],
+        sent_at=ctx.inbound.internaldate,
+        forwarded_at=forwarded,
+        received_counted_on=counted,
+        days=0,
+        automatic=ply.automatic,
+        incomplete=False,
+        inbound_id=ctx.inbound.id,
+    )
+    g.moves.append(row)
+    return row
+
+
+def _pending(
+    g: Game,
+    color: chess.Color,
+    theirs: tuple[str, ...],
+    mine: tuple[chess.Move, ...],
+    allowed: bool,
+) -> None:
+    """What stays of the two conditional lines after the walk."""
+    if theirs:
+        g.pending_conditional, g.pending_conditional_by = list(theirs), color_name(not color)
+    elif mine and allowed:
+        g.pending_conditional = [m.uci() for m in mine]
+        g.pending_conditional_by = color_name(color)
+    else:
+        g.pending_conditional, g.pending_conditional_by = None, None
+
+
+def _note_incomplete(g: Game, mover: Player, row: Move) -> list[ev.Event]:
+    """Art. 7 note 2: incomplete notation is played with a reminder; the second
+    time in a game the director hears of it, without stopping play."""
+    row.incomplete = True
+    count = sum(1 for m in g.moves if m.incomplete and m.ply % 2 == row.ply % 2)
+    return [ev.IncompleteRepeated(g.id, mover.id, count)] if count == 2 else []
+
+
+def _cancel_leave_if_on_leave(g: Game, player: Player, day: datetime.date) -> None:
+    """Art. 46: a move sent during leave cancels the leave in that game from that day."""
+    for lv in player.leaves:
+        if lv.start <= day <= lv.end and not any(c.game_id == g.id for c in lv.cancellations):
+            lv.cancellations.append(LeaveCancellation(game_id=g.id, from_date=day))

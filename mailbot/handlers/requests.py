@@ -1,0 +1,53 @@
+"""A player's requests: ``delay``, ``claim``, and ``leave`` (over all their games)."""
+
+from __future__ import annotations
+
+from mailbot import requests
+from mailbot.handlers.context import Context
+from mailbot.intent import Word
+from mailbot.store import Player
+
+
+def _request(ctx: Context, player: Player) -> requests.Request:
+    return requests.Request(
+        session=ctx.session,
+        player=player,
+        now=ctx.now,
+        received=ctx.inbound.internaldate,
+        inbound_id=ctx.inbound.id,
+    )
+
+
+def delay(ctx: Context) -> None:
+    """Art. 25: the next answer will be late."""
+    assert ctx.game is not None and ctx.mover is not None
+    ctx.tell(*requests.delay_notice(_request(ctx, ctx.mover), ctx.game))
+
+
+def claim(ctx: Context) -> None:
+    """A draw claim, or after the end of the event an adjudication claim."""
+    assert ctx.game is not None and ctx.mover is not None
+    word = ctx.words.get(Word.CLAIM)
+    rest = word.rest if word is not None else ""
+    ctx.tell(*requests.claim(_request(ctx, ctx.mover), ctx.game, rest, ctx.letter.body))
+
+
+def leave(ctx: Context) -> None:
+    """Art. 42-46: a leave request covers all the player's games of the tournament."""
+    player = ctx.players[0]
+    games = ctx.games_of(player)
+    if not games:
+        return
+    req = _request(ctx, player)
+    words = ctx.words
+    if words.leave is None:
+        today = ctx.inbound.internaldate.date()
+        refusal = requests.refuse_leave(req, games[0], today, today, words.leave_error or "")
+        ctx.refuse(f"leave: {words.leave_error}", refusal)
+        return
+    start, end = words.leave
+    events = requests.request_leave(req, start, end, games)
+    if events and getattr(events[0], "kind", "") == "refused":
+        ctx.refuse("leave refused", *events)
+        return
+    ctx.tell(*events)

@@ -1,0 +1,967 @@
+"""The only composer of mail: events in, outbox rows out.
+
+Whatever the desk, the sweep or the director's orders decided arrives here as
+:mod:`~mailbot.events`; the notifier decides who hears of each, in which
+language and with which template, and queues the messages (in the caller's
+transaction) with the contract's subject and headers. No other module queues
+mail::
+
+    notifier = Notifier(session, sender, now, origin=origin)
+    notifier.tell(MovePlayed(game=g.id, mover=p.id, first_ply=15))
+
+``origin`` is the message being answered, when there is one: answers to its
+sender continue its thread and count against the sender's daily reply cap.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import chess
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from mailbot import events as ev
+from mailbot import referee
+from mailbot.gamemail import game_headers, game_subject, game_summary
+from mailbot.intent import help_words
+from mailbot.notation import write_move
+from mailbot.notices import Renderer
+from mailbot.outbox import UNDELIVERABLE, queue, recipients_tournaments
+from mailbot.record import (
+    board_of,
+    color_name,
+    color_of,
+    control_of,
+    export_pgn,
+    language_for,
+    local_date,
+    move_line,
+    notation_for,
+    pgn_result,
+    profile_of,
+    totals,
+    write_pair_from,
+)
+from mailbot.store import Claim, Game, HeldOrder, InboundMessage, Outbox, Player, Tournament
+
+__all__ = ["Notifier", "Origin", "one_index", "tell_director_undeliverable"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Origin:
+    """The message being answered: its sender, its thread, and the sender's reply cap."""
+
+    address: str
+    message_id: str | None = None
+    references: tuple[str, ...] = ()
+    inbound_id: int | None = None
+    #: Whether the bot may still answer the sender today (asked once, when needed).
+    may_answer: Callable[[], bool] = lambda: True
+
+
+def one_index(tournaments: Sequence[Tournament]) -> str | None:
+    """The index for the subject of a message about no single game: the
+    tournament's, when the recipient plays (or directs) in exactly one."""
+    indexes = {t.index for t in tournaments}
+    return indexes.pop() if len(indexes) == 1 else None
+
+
+def _orientation(g: Game, player: Player | None) -> chess.Color:
+    return chess.BLACK if player is not None and player.id == g.black_id else chess.WHITE
+
+
+class Notifier:
+    """Turns events into queued mail (see the module)."""
+
+    def __init__(
+        self,
+        session: Session,
+        sender: str,
+        now: datetime.datetime,
+        *,
+        origin: Origin | None = None,
+        renderer: Renderer | None = None,
+    ) -> None:
+        self.session = session
+        self.sender = sender
+        self.now = now
+        self.origin = origin
+        self.renderer = renderer or Renderer()
+        self._handlers: dict[type[ev.Event], Callable[[Any], None]] = {
+            ev.MovePlayed: self._move_played,
+            ev.MoveRejected: self._move_rejected,
+            ev.IncompleteRepeated: self._incomplete,
+            ev.DrawOffered: self._draw_offered,
+            ev.DrawDeclined: self._draw_declined,
+            ev.GameEnded: self._game_ended,
+            ev.Repeated: self._repeated,
+            ev.ClaimOpened: self._claim_opened,
+            ev.DrawClaimed: self._draw_claimed,
+            ev.DirectorDecided: self._director_decided,
+            ev.AdjudicationCalled: self._adjudication_called,
+            ev.WithdrawalCalled: self._withdrawal_called,
+            ev.AdjudicationPacket: self._adjudication_packet,
+            ev.LeaveAnswered: self._leave_answered,
+            ev.LeaveTaken: self._leave_taken,
+            ev.LeaveEnded: self._leave_ended,
+            ev.ExtraLeave: self._extra_leave,
+            ev.DelayNoted: self._delay_noted,
+            ev.ClaimAnswered: self._claim_answered,
+            ev.AdjudicationClaimed: self._adjudication_claimed,
+            ev.Answer: self._answer,
+            ev.StrangerWrote: self._stranger_wrote,
+            ev.OrdersDone: self._orders_done,
+            ev.OrdersHeld: self._orders_held,
+            ev.OrdersCancelled: self._orders_cancelled,
+            ev.Quarantined: self._quarantined,
+            ev.Undeliverable: self._undeliverable,
+        }
+        #: The rows queued by this notifier, in order.
+        self.queued: list[Outbox] = []
+
+    def tell(self, *events: ev.Event) -> None:
+        """Queue the mail the events mean."""
+        for event in events:
+            self._handlers[type(event)](event)
+
+    def tell_all(self, events: Iterable[ev.Event]) -> None:
+        self.tell(*events)
+
+    # -- machinery -----------------------------------------------------------
+
+    def _game(self, game_id: int) -> Game:
+        g = self.session.get(Game, game_id)
+        if g is None:
+            raise LookupError(f"no game {game_id}")
+        return g
+
+    def _player(self, player_id: int) -> Player:
+        p = self.session.get(Player, player_id)
+        if p is None:
+            raise LookupError(f"no player {player_id}")
+        return p
+
+    def _answerable(self, to: Sequence[str]) -> list[str]:
+        """The recipients, without the origin's sender once the reply cap is reached."""
+        origin = self.origin
+        if origin is None or origin.address not in to or origin.may_answer():
+            return list(to)
+        return [a for a in to if a != origin.address]
+
+    def _inbound(self) -> int | None:
+        return self.origin.inbound_id if self.origin else None
+
+    def _game_mail(
+        self,
+        g: Game,
+        *,
+        template: str,
+        language: str,
+        context: dict[str, Any],
+        to: Sequence[str],
+        event: str,
+        cc: Sequence[str] = (),
+        board: chess.Board | None = None,
+        orientation: chess.Color = chess.WHITE,
+        extra: dict[str, str] | None = None,
+        reply: bool = False,
+    ) -> Outbox | None:
+        """Render and queue one message about ``g``.
+
+        A ``reply`` answers the origin message (its thread); any other message
+        continues the recipient's thread of the game.
+        """
+        to = self._answerable(to)
+        if not to:
+            return None
+        rendered = self.renderer.render(
+            template, language, context, board=board, orientation=orientation
+        )
+        origin = self.origin
+        replying = reply and origin is not None and origin.message_id is not None
+        headers = game_headers(g, event, reply=replying)
+        headers.update(extra or {})
+        if replying and origin is not None and origin.message_id is not None:
+            refs = [f"<{r}>" for r in origin.references if r != origin.message_id][-10:]
+            headers["In-Reply-To"] = f"<{origin.message_id}>"
+            headers["References"] = " ".join([*refs, f"<{origin.message_id}>"])
+        else:
+            thread = _last_mail_to(self.session, g, to[0])
+            if thread is not None:
+                headers["In-Reply-To"] = f"<{thread.message_id}>"
+                headers["References"] = f"<{thread.message_id}>"
+        row = queue(
+            self.session,
+            sender=self.sender,
+            to=to,
+            cc=cc,
+            subject=game_subject(g, rendered.what),
+            text=rendered.text,
+            html=rendered.html,
+            event=event,
+            now=self.now,
+            headers=headers,
+            game_id=g.id,
+            inbound_id=self._inbound(),
+        )
+        self.queued.append(row)
+        return row
+
+    def _mail(
+        self,
+        *,
+        template: str,
+        language: str,
+        context: dict[str, Any],
+        to: Sequence[str],
+        event: str,
+        index: str | None = None,
+        reply: bool = False,
+        extra: dict[str, str] | None = None,
+        game_id: int | None = None,
+    ) -> Outbox | None:
+        """Render and queue one message about no single game (``[INDEX] what``)."""
+        to = self._answerable(to)
+        if not to:
+            return None
+        rendered = self.renderer.render(template, language, context)
+        origin = self.origin
+        replying = reply and origin is not None
+        headers: dict[str, str] = {
+            "Auto-Submitted": "auto-replied" if replying else "auto-generated",
+            "X-Mailbot-Event": event,
+        }
+        headers.update(extra or {})
+        if replying and origin is not None and origin.message_id:
+            refs = [f"<{r}>" for r in origin.references if r != origin.message_id]
+            headers["In-Reply-To"] = f"<{origin.message_id}>"
+            headers["References"] = " ".join([*refs[-10:], f"<{origin.message_id}>"])
+        row = queue(
+            self.session,
+            sender=self.sender,
+            to=to,
+            subject=f"[{index}] {rendered.what}" if index else rendered.what,
+            text=rendered.text,
+            html=rendered.html,
+            event=event,
+            now=self.now,
+            headers=headers,
+            game_id=game_id,
+            inbound_id=self._inbound(),
+        )
+        self.queued.append(row)
+        return row
+
+    def _director_notice(
+        self,
+        g: Game,
+        kind: str,
+        context: dict[str, Any],
+        *,
+        board: chess.Board | None = None,
+        extra: dict[str, str] | None = None,
+    ) -> None:
+        """A ``notice`` about ``g`` to its director, in the tournament's language."""
+        t = g.tournament
+        self._game_mail(
+            g,
+            template="notice",
+            language=t.language,
+            context={"kind": kind, "recipient": t.director_name, "game": game_summary(g),
+                     **context},
+            to=[t.director_email],
+            event="notice",
+            board=board,
+            extra=extra,
+        )  # fmt: skip
+
+    def _to_players(
+        self,
+        g: Game,
+        template: str,
+        event: str,
+        context: Callable[[Player], dict[str, Any]],
+        players: Sequence[Player] | None = None,
+    ) -> None:
+        """The same message to each player (both, by default), in each one's language."""
+        for player in players if players is not None else (g.white, g.black):
+            self._game_mail(
+                g,
+                template=template,
+                language=language_for(player),
+                context={"recipient": player.name, **context(player)},
+                to=[player.email],
+                event=event,
+                orientation=_orientation(g, player),
+            )
+
+    # -- play ------------------------------------------------------------------
+
+    def _move_played(self, e: ev.MovePlayed) -> None:
+        g = self._game(e.game)
+        mover = self._player(e.mover)
+        color = color_of(g, mover)
+        opponent = g.black if color == chess.WHITE else g.white
+        tz = ZoneInfo(g.tournament.timezone)
+        board = board_of(g)
+        last = len(g.moves)
+        for recipient, reply in ((opponent, False), (mover, True)):
+            style = notation_for(recipient)
+            line = move_line(g, last, style, tz, first_ply=max(1, e.first_ply - 1))
+            context: dict[str, Any] = {
+                "recipient": recipient.name,
+                "opponent": (mover if recipient is opponent else opponent).name,
+                "moved": write_pair_from(g, e.first_ply, style),
+                "line": line,
+                "draw_offer": e.draw_offered,
+                "control": None,
+                "example": "",
+            }
+            if board.turn == color_of(g, recipient):
+                state = control_of(g, board.turn)
+                context["control"] = {
+                    "used": state.used_days,
+                    "limit": state.limit_days,
+                    "control_move": state.next_control_move,
+                    "left": state.days_left,
+                }
+            if recipient is opponent:
+                context["example"] = _example(board, opponent) if board.turn != color else ""
+                template = event = "move"
+            else:
+                template = event = "move-accepted"
+                context["automatic"] = ", ".join(
+                    write_pair_from(g, ply, style, upto=ply) for ply in e.automatic
+                )
+                context["conditional"] = " ".join(e.conditional)
+                context["reminders"] = [
+                    referee.explain_reminder(r, language_for(mover)) for r in e.reminders
+                ]
+            self._game_mail(
+                g,
+                template=template,
+                language=language_for(recipient),
+                context=context,
+                to=[recipient.email],
+                event=event,
+                reply=reply,
+                board=board,
+                orientation=color_of(g, recipient),
+            )
+
+    def _move_rejected(self, e: ev.MoveRejected) -> None:
+        g = self._game(e.game)
+        mover = self._player(e.mover)
+        color = color_of(g, mover)
+        tz = ZoneInfo(g.tournament.timezone)
+        board = board_of(g)
+        style = notation_for(mover)
+        judgement = e.judgement
+        sums = totals(g)
+        # art. 19: the legal moves of the piece the player tried to move; an unclear
+        # move's reason already names the readings
+        legal = (
+            [write_move(board, m, style) for m in judgement.legal_alternatives]
+            if judgement.verdict is referee.Verdict.IMPOSSIBLE
+            else []
+        )
+        last = len(g.moves)
+        self._game_mail(
+            g,
+            template="move-rejected",
+            language=language_for(mover),
+            context={
+                "recipient": mover.name,
+                "verdict": judgement.verdict.value,
+                "reason": referee.explain(judgement, language_for(mover)),
+                "written": judgement.written,
+                "legal": legal,
+                "penalty": e.penalty,
+                "white_total": sums.white,
+                "black_total": sums.black,
+                "last_line": move_line(g, last, style, tz) if last else None,
+            },
+            to=[mover.email],
+            event="move-rejected",
+            reply=True,
+            board=board,
+            orientation=color,
+            # the header names days added; a garbled message adds none
+            extra={"X-Mailbot-Penalty": f"{color_name(color)}={e.penalty}"} if e.penalty else None,
+        )
+
+    def _incomplete(self, e: ev.IncompleteRepeated) -> None:
+        g = self._game(e.game)
+        details = {"player": self._player(e.player).name, "count": e.count}
+        self._director_notice(g, "incomplete-reported", details)
+
+    def _draw_offered(self, e: ev.DrawOffered) -> None:
+        g = self._game(e.game)
+        mover = self._player(e.by)
+        opponent = g.black if mover.id == g.white_id else g.white
+        for recipient, other, reply in ((opponent, mover, False), (mover, opponent, True)):
+            self._game_mail(
+                g,
+                template="draw-offer",
+                language=language_for(recipient),
+                context={
+                    "recipient": recipient.name,
+                    "opponent": other.name,
+                    "yours": recipient.id == mover.id,
+                },
+                to=[recipient.email],
+                event="draw-offer",
+                reply=reply,
+            )
+
+    def _draw_declined(self, e: ev.DrawDeclined) -> None:
+        g = self._game(e.game)
+        mover = self._player(e.by)
+        opponent = g.black if mover.id == g.white_id else g.white
+        self._notice(g, opponent, "draw-declined", {"opponent": mover.name}, reply=False)
+        self._notice(g, mover, "you-declined", {"opponent": opponent.name}, reply=True)
+
+    def _notice(
+        self, g: Game, player: Player, kind: str, extra: dict[str, Any], *, reply: bool
+    ) -> None:
+        context: dict[str, Any] = {
+            "kind": kind,
+            "recipient": player.name,
+            "game": game_summary(g, player),
+        }
+        context.update(extra)
+        self._game_mail(
+            g,
+            template="notice",
+            language=language_for(player),
+            context=context,
+            to=[player.email],
+            event="notice",
+            reply=reply,
+        )
+
+    def _game_ended(self, e: ev.GameEnded) -> None:
+        """The PGN to both players and the TD (art. 51)."""
+        g = self._game(e.game)
+        t = g.tournament
+        end = e.end
+        board = board_of(g)
+        text = export_pgn(g, end)
+        sums = totals(g)
+        recipients: list[tuple[str, str, str, Player | None]] = [
+            (g.white.email, g.white.name, language_for(g.white), g.white),
+            (g.black.email, g.black.name, language_for(g.black), g.black),
+            (t.director_email, t.director_name, t.language, None),
+        ]
+        for address, name, language, player in recipients:
+            answering = e.answering is not None and player is not None and player.id == e.answering
+            self._game_mail(
+                g,
+                template="game-over",
+                language=language,
+                context={
+                    "recipient": name,
+                    "game": game_summary(g),
+                    "result": pgn_result(g.result),
+                    "termination": end.reason,
+                    "ending": {
+                        "code": end.termination.value,
+                        "winner": None if end.winner is None else color_name(end.winner),
+                    },
+                    "white_total": sums.white,
+                    "black_total": sums.black,
+                    "pgn": text,
+                },
+                to=[address],
+                event="game-over",
+                board=board,
+                orientation=_orientation(g, player),
+                reply=answering,
+            )
+
+    # -- deadlines, claims, the director ---------------------------------------
+
+    def _repeated(self, e: ev.Repeated) -> None:
+        """Repeat the last move to the silent player, a copy to the TD (art. 26 B)."""
+        g = self._game(e.game)
+        silent = self._player(e.player)
+        t = g.tournament
+        tz = ZoneInfo(t.timezone)
+        p = profile_of(t)
+        opponent = g.black if silent.id == g.white_id else g.white
+        self._game_mail(
+            g,
+            template="repeat",
+            language=language_for(silent),
+            context={
+                "recipient": silent.name,
+                "opponent": opponent.name,
+                "line": move_line(g, len(g.moves), notation_for(silent), tz),
+                "due": e.due.astimezone(tz).date(),
+                "days": (p.repeat_after_days or 0) + p.repeat_transit_days,
+            },
+            to=[silent.email],
+            cc=[t.director_email] if p.repeat_copies_director else [],
+            event="repeat",
+            board=board_of(g),
+            orientation=color_of(g, silent),
+            extra={"X-Mailbot-Due": e.due.astimezone(tz).date().isoformat()},
+        )
+
+    def _claim_opened(self, e: ev.ClaimOpened) -> None:
+        """The packet to the TD and a notice to both players."""
+        g = self._game(e.game)
+        claim = self.session.get(Claim, e.claim)
+        assert claim is not None
+        against = self._player(e.against)
+        t = g.tournament
+        tz = ZoneInfo(t.timezone)
+        board = board_of(g)
+        kind = claim.kind
+        due = e.due.astimezone(tz).date()
+        base = {
+            "kind": kind,
+            "against": against.name,
+            "against_color": "white" if against.id == g.white_id else "black",
+            "due": due,
+            "game": game_summary(g),
+            "claim": claim.id,
+            "auto": claim.status != "open",
+            "details": dict(e.details),
+        }
+        self._game_mail(
+            g,
+            template="claim",
+            language=t.language,
+            context={
+                **base,
+                "recipient": t.director_name,
+                "audience": "director",
+                **packet_context(g),
+                "pgn": export_pgn(g),
+            },
+            to=[t.director_email],
+            event=kind,
+            board=board,
+            extra={"X-Mailbot-Claim": str(claim.id), "X-Mailbot-Due": due.isoformat()},
+        )
+        for player in (g.white, g.black):
+            self._game_mail(
+                g,
+                template="claim",
+                language=language_for(player),
+                context={**base, "recipient": player.name, "audience": "player"},
+                to=[player.email],
+                event=kind,
+                board=board,
+                orientation=_orientation(g, player),
+                extra={"X-Mailbot-Due": due.isoformat()},
+            )
+
+    def _draw_claimed(self, e: ev.DrawClaimed) -> None:
+        g = self._game(e.game)
+        details = {"player": self._player(e.player).name, "text": e.reason, "fen": e.fen}
+        self._director_notice(
+            g, "draw-claim", details, board=board_of(g), extra={"X-Mailbot-Claim": str(e.claim)}
+        )
+
+    def _director_decided(self, e: ev.DirectorDecided) -> None:
+        """Both players hear what the director decided."""
+        g = self._game(e.game)
+        self._to_players(
+            g, "notice", "notice",
+            lambda p: {"kind": "director", "text": e.text, "game": game_summary(g, p)},
+        )  # fmt: skip
+
+    def _adjudication_called(self, e: ev.AdjudicationCalled) -> None:
+        g = self._game(e.game)
+        context = {"kind": "call", "end": e.end, "due": e.due}
+        self._to_players(g, "adjudication", "notice", lambda p: context)
+
+    def _withdrawal_called(self, e: ev.WithdrawalCalled) -> None:
+        """Art. 48, 52 note 1: the game goes to the arbiter; both players send a claim."""
+        g = self._game(e.game)
+        context = {"kind": "withdrawal", "player": self._player(e.withdrawn).name, "due": e.due}
+        self._to_players(g, "adjudication", "notice", lambda p: context)
+
+    def _adjudication_packet(self, e: ev.AdjudicationPacket) -> None:
+        g = self._game(e.game)
+        claim = self.session.get(Claim, e.claim)
+        assert claim is not None
+        t = g.tournament
+        self._game_mail(
+            g,
+            template="adjudication",
+            language=t.language,
+            context={
+                "kind": "packet",
+                "recipient": t.director_name,
+                "white_claim": claim.details.get("white"),
+                "black_claim": claim.details.get("black"),
+                "white_analysis": claim.details.get("white_analysis", ""),
+                "black_analysis": claim.details.get("black_analysis", ""),
+                "pgn": export_pgn(g),
+                "claim": claim.id,
+                "end": (t.extended_to or t.end),
+                "due": e.due,
+            },
+            to=[t.director_email],
+            event="notice",
+            board=board_of(g),
+            extra={"X-Mailbot-Claim": str(claim.id)},
+        )
+
+    # -- a player's requests ---------------------------------------------------
+
+    def _reply_in_game(
+        self, g: Game, player: Player, template: str, context: dict[str, Any], event: str
+    ) -> None:
+        self._game_mail(
+            g,
+            template=template,
+            language=language_for(player),
+            context={"recipient": player.name, **context},
+            to=[player.email],
+            event=event,
+            orientation=color_of(g, player),
+            reply=True,
+        )
+
+    def _leave_answered(self, e: ev.LeaveAnswered) -> None:
+        g = self._game(e.game)
+        context = {"kind": e.kind, "start": e.start, "end": e.end, **e.details}
+        self._reply_in_game(g, self._player(e.player), "leave", context, "leave")
+
+    def _leave_taken(self, e: ev.LeaveTaken) -> None:
+        g = self._game(e.game)
+        t = g.tournament
+        player = self._player(e.player)
+        opponent = g.black if player.id == g.white_id else g.white
+        audience = {
+            "opponent": (opponent.email, opponent.name, language_for(opponent)),
+            "director": (t.director_email, t.director_name, t.language),
+        }
+        for who in e.audience:
+            address, name, language = audience[who]
+            self._game_mail(
+                g,
+                template="leave",
+                language=language,
+                context={"kind": "opponent", "recipient": name, "player": player.name,
+                         "start": e.start, "end": e.end},
+                to=[address],
+                event="leave",
+            )  # fmt: skip
+
+    def _leave_ended(self, e: ev.LeaveEnded) -> None:
+        g = self._game(e.game)
+        player = self._player(e.player)
+        opponent = g.black if player.id == g.white_id else g.white
+        self._to_players(
+            g, "leave", "leave",
+            lambda p: {"kind": "ended", "player": player.name, "start": e.start,
+                       "end": e.end, "yours": p.id == player.id},
+            [player, opponent],
+        )  # fmt: skip
+
+    def _extra_leave(self, e: ev.ExtraLeave) -> None:
+        g = self._game(e.game)
+        player = self._player(e.player)
+        self._to_players(
+            g, "leave", "leave",
+            lambda p: {"kind": "extra", "player": p.name, "days": e.days, "year": e.year,
+                       "yours": True},
+            [player],
+        )  # fmt: skip
+
+    def _delay_noted(self, e: ev.DelayNoted) -> None:
+        g = self._game(e.game)
+        player = self._player(e.player)
+        opponent = g.black if player.id == g.white_id else g.white
+        text = f"{player.name} will answer later than the notice limit (art. 25)"
+        for recipient in (player, opponent):
+            self._game_mail(
+                g,
+                template="notice",
+                language=language_for(recipient),
+                context={"kind": "delay", "recipient": recipient.name, "player": player.name,
+                         "yours": recipient is player, "text": text,
+                         "game": game_summary(g, recipient)},
+                to=[recipient.email],
+                event="notice",
+                reply=recipient is player,
+            )  # fmt: skip
+
+    def _claim_answered(self, e: ev.ClaimAnswered) -> None:
+        g = self._game(e.game)
+        player = self._player(e.player)
+        context = {"kind": "claim-answer", "status": e.status, "text": e.text,
+                   "game": game_summary(g, player)}  # fmt: skip
+        self._reply_in_game(g, player, "notice", context, "notice")
+
+    def _adjudication_claimed(self, e: ev.AdjudicationClaimed) -> None:
+        g = self._game(e.game)
+        context = {"kind": "received", "result": e.result, "due": e.due}
+        self._reply_in_game(g, self._player(e.player), "adjudication", context, "notice")
+
+    # -- answers -----------------------------------------------------------------
+
+    def _answer(self, e: ev.Answer) -> None:
+        """An answer to the origin's sender: help, status, or why nothing was done."""
+        origin = self.origin
+        assert origin is not None, "an answer needs the message it answers"
+        g = self._game(e.game) if e.game is not None else None
+        player = self._player(e.player) if e.player is not None else None
+        details = dict(e.details)
+        language = str(
+            details.pop("language", None)
+            or (language_for(player) if player else (g.tournament.language if g else "en"))
+        )
+        index = details.pop("index", None)
+        board: chess.Board | None = None
+        kind = e.kind
+        if kind is ev.AnswerKind.HELP:
+            template, event = "help", "notice"
+            context: dict[str, Any] = {"words": help_words(language), "game": None}
+        elif kind is ev.AnswerKind.STATUS:
+            template, event = "status", "status"
+            games = [
+                (self._game(i), self._player(p) if p is not None else None)
+                for i, p in details.pop("games")
+            ]
+            context = {
+                "recipient": details.pop("recipient", player.name if player else ""),
+                "games": [game_summary(x, p) for x, p in games],
+            }
+            if g is not None:
+                board = board_of(g)
+        else:
+            template, event = "notice", "notice"
+            context = {"kind": kind.value}
+            if player is not None:
+                context["recipient"] = player.name
+            if g is not None:
+                context["game"] = game_summary(g, player)
+            if "games" in details:
+                games = [
+                    (self._game(i), self._player(p) if p is not None else None)
+                    for i, p in details.pop("games")
+                ]
+                summaries = [game_summary(x, p) for x, p in games]
+                context["games"] = [s for s in summaries if s["result"] is None] or summaries
+        context.update(details)
+        if g is not None and index is None:
+            self._game_mail(
+                g,
+                template=template,
+                language=language,
+                context=context,
+                to=[origin.address],
+                event=event,
+                reply=True,
+                board=board,
+                orientation=_orientation(g, player),
+            )
+            return
+        self._mail(
+            template=template,
+            language=language,
+            context=context,
+            to=[origin.address],
+            event=event,
+            index=index,
+            reply=True,
+        )
+
+    def _stranger_wrote(self, e: ev.StrangerWrote) -> None:
+        g = self._game(e.game)
+        self._director_notice(g, "stranger-copy", {"sender": e.sender, "body": e.body})
+
+    def _tournaments(self, ids: Iterable[int]) -> list[Tournament]:
+        return [t for t in (self.session.get(Tournament, i) for i in ids) if t is not None]
+
+    def _orders_done(self, e: ev.OrdersDone) -> None:
+        directed = self._tournaments(e.tournaments)
+        t = directed[0]
+        assert self.origin is not None
+        self._mail(
+            template="notice",
+            language=t.language,
+            context={"kind": "orders", "recipient": t.director_name, "lines": list(e.lines)},
+            to=[self.origin.address],
+            event="notice",
+            reply=True,
+            index=one_index(directed),
+        )
+
+    def _hold_notice(
+        self,
+        e: ev.OrdersHeld | ev.OrdersCancelled,
+        kind: str,
+        lapses: datetime.datetime | None,
+        extra: dict[str, str] | None,
+    ) -> Outbox | None:
+        directed = self._tournaments(e.tournaments)
+        t = directed[0]
+        tz = ZoneInfo(t.timezone)
+        return self._mail(
+            template="notice",
+            language=t.language,
+            context={
+                "kind": kind,
+                "recipient": t.director_name,
+                "sender": e.sender,
+                "received": f"{e.received.astimezone(tz):%d.%m.%Y %H:%M}",
+                "orders": list(e.orders),
+                "lapses": f"{lapses.astimezone(tz):%d.%m.%Y}" if lapses else "",
+            },
+            to=[t.director_email],
+            event="notice",
+            index=one_index(directed),
+            extra=extra,
+        )
+
+    def _orders_held(self, e: ev.OrdersHeld) -> None:
+        challenge = self._hold_notice(e, "order-held", e.lapses, {"X-Mailbot-Held": str(e.held)})
+        held = self.session.get(HeldOrder, e.held)
+        if challenge is not None and held is not None:
+            self.session.flush()
+            held.outbox_id = challenge.id
+
+    def _orders_cancelled(self, e: ev.OrdersCancelled) -> None:
+        self._hold_notice(e, "order-cancelled", None, None)
+
+    def _error_notice(
+        self, t: Tournament, context: dict[str, Any], *, extra: dict[str, str] | None = None,
+        game_id: int | None = None,
+    ) -> None:  # fmt: skip
+        """A ``notice`` about the bot's own trouble (event ``error``) to ``t``'s director."""
+        rendered = self.renderer.render("notice", t.language, context)
+        self.queued.append(
+            queue(
+                self.session,
+                sender=self.sender,
+                to=[t.director_email],
+                subject=f"[{t.index}] {rendered.what}",
+                text=rendered.text,
+                html=rendered.html,
+                event="error",
+                now=self.now,
+                headers={
+                    "Auto-Submitted": "auto-generated",
+                    "X-Mailbot-Event": "error",
+                    **(extra or {}),
+                },
+                game_id=game_id,
+                inbound_id=self._inbound(),
+            )
+        )
+
+    def _quarantined(self, e: ev.Quarantined) -> None:
+        row = self.session.get(InboundMessage, e.inbound)
+        assert row is not None
+        told: set[str] = set()
+        for t in self._tournaments(e.tournaments):
+            if t.director_email in told:
+                continue
+            told.add(t.director_email)
+            context = {
+                "kind": "quarantine",
+                "sender": row.from_addr or "?",
+                "subject": row.subject or "",
+                "received": row.internaldate.isoformat(timespec="minutes"),
+                "attempts": row.attempts,
+                "folder": "Quarantine",
+                "error": row.last_error or "",
+            }
+            self._error_notice(t, context)
+
+    def _undeliverable(self, e: ev.Undeliverable) -> None:
+        row = self.session.get(Outbox, e.outbox)
+        assert row is not None
+        told: set[str] = set()
+        for t in self._tournaments(e.tournaments):
+            address = t.director_email
+            if address in told or address in row.to_addrs or address in row.cc_addrs:
+                continue
+            told.add(address)
+            context = {
+                "kind": "undeliverable",
+                "subject": row.subject,
+                "recipients": ", ".join([*row.to_addrs, *row.cc_addrs]),
+                "attempts": row.attempts,
+                "error": row.last_error or "",
+            }
+            self._error_notice(t, context, extra={UNDELIVERABLE: str(row.id)}, game_id=row.game_id)
+
+
+def _example(board: chess.Board, player: Player) -> str:
+    moves = sorted(board.legal_moves, key=lambda m: m.uci())
+    if not moves:
+        return ""
+    return write_move(board, moves[0], notation_for(player))
+
+
+def _last_mail_to(session: Session, g: Game, address: str) -> Outbox | None:
+    """The bot's latest message about ``g`` to ``address`` (to keep the thread)."""
+    rows = session.scalars(
+        select(Outbox).where(Outbox.game_id == g.id).order_by(Outbox.id.desc()).limit(30)
+    ).all()
+    return next((o for o in rows if address in o.to_addrs), None)
+
+
+def packet_context(g: Game) -> dict[str, Any]:
+    """The claim packet of art. 36: every move with its dates and days, both totals."""
+    tz = ZoneInfo(g.tournament.timezone)
+    replay = chess.Board()
+    rows = []
+    for m in g.moves:
+        move = chess.Move.from_uci(m.uci)
+        rows.append(
+            {
+                "ply": m.ply,
+                "number": (m.ply + 1) // 2,
+                "color": "white" if m.ply % 2 else "black",
+                "san": replay.san(move),
+                "received": m.received_counted_on,
+                "sent": local_date(m.sent_at, tz),
+                "days": m.days,
+                "automatic": m.automatic,
+            }
+        )
+        replay.push(move)
+    sums = totals(g)
+    penalties = [
+        {"color": p.color, "days": p.days, "reason": p.reason, "ply": p.ply_at} for p in g.penalties
+    ]
+    return {
+        "rows": rows,
+        "white_total": sums.white,
+        "black_total": sums.black,
+        "penalties": penalties,
+    }
+
+
+def tell_director_undeliverable(
+    sender: str, renderer: Renderer | None = None
+) -> Callable[[Session, Outbox, datetime.datetime], None]:
+    """What the outbox does when it gives a message up: the director hears of it once.
+
+    The director of the message's game, or of the tournaments whose players it
+    was for; never about mail that was for the director itself.
+    """
+
+    def tell(session: Session, row: Outbox, now: datetime.datetime) -> None:
+        if row.game is not None:
+            tournaments = [row.game.tournament_id]
+        else:
+            tournaments = recipients_tournaments(session, row)
+        notifier = Notifier(session, sender, now, renderer=renderer)
+        notifier.tell(ev.Undeliverable(row.id, tuple(tournaments)))
+
+    return tell
