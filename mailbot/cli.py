@@ -265,6 +265,7 @@ def td(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot.notifier import Notifier
     from mailbot.postman import Postman
     from mailbot.store import Tournament
+    from mailbot.work import Work
 
     _fix_now(ctx, args)
     line = " ".join(args.order)
@@ -279,12 +280,12 @@ def td(ctx: Context, args: argparse.Namespace) -> int:
         sessions = session_factory(engine)
         with sessions() as session, session.begin():
             tournaments = session.scalars(select(Tournament)).all()
-            desk = director.Desk(session, ctx.now(), tournaments)
+            work = Work(session, ctx.now())
             try:
-                done = director.carry_out(desk, order)
+                done = director.carry_out(work, tournaments, order)
             except director.OrderError as exc:
                 raise UsageError(str(exc)) from None
-            Notifier(session, ctx.settings.smtp.sender, ctx.now()).tell(*desk.events)
+            Notifier(session, ctx.settings.smtp.sender, ctx.now()).tell(*work.events)
         deliver(ctx.settings, sessions, Postman(ctx.settings.smtp), ctx.now())
     finally:
         engine.dispose()

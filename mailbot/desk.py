@@ -189,6 +189,7 @@ class Desk:
                     return Outcome.DUPLICATE
                 ctx = self._context(session, inbound, letter, now)
                 self._handle(ctx)
+                ctx.notifier.tell(*ctx.events)
                 if inbound.status == "new":
                     inbound.status = "processed"
                 inbound.handled_at = now
@@ -370,7 +371,15 @@ class Desk:
                  now: datetime.datetime) -> Context:  # fmt: skip
         notifier = Notifier(session, self.policy.sender, now, renderer=self.renderer)
         limits = Limits(self.policy.replies_per_sender_per_day, self.policy.timezone)
-        ctx = Context(session, inbound, letter, now, limits, notifier)
+        ctx = Context(
+            session=session,
+            now=now,
+            inbound_id=inbound.id,
+            inbound=inbound,
+            letter=letter,
+            limits=limits,
+            notifier=notifier,
+        )
         notifier.origin = Origin(
             letter.from_addr,
             letter.message_id,

@@ -42,6 +42,7 @@ from mailbot.gamemail import claim_end, end_game
 from mailbot.leave import parse_date
 from mailbot.record import color_of, control_of, profile_of, tag_of
 from mailbot.store import Claim, Game, LeaveExtra, Penalty, Player, Tournament
+from mailbot.work import Work
 
 VERBS: dict[str, tuple[str, ...]] = {
     "confirm": ("confirm", "confirmed", "потвърждавам", "подтверждаю"),
@@ -179,19 +180,15 @@ def read_orders(body: str) -> list[Order]:
     return orders
 
 
-@dataclasses.dataclass
-class Desk:
-    """What carrying out an order needs: the session, the time, the director's
-    tournaments; ``events`` collects what the orders did, for the notifier."""
+class Office(Work):
+    """An order's work: the director's tournaments are where it may act."""
 
-    session: Session
-    now: datetime.datetime
-    tournaments: Sequence[Tournament]
-    inbound_id: int | None = None
-    events: list[ev.Event] = dataclasses.field(default_factory=list)
+    def __init__(self, work: Work, tournaments: Sequence[Tournament]) -> None:
+        super().__init__(work.session, work.now, work.inbound_id, work.events)
+        self.tournaments = tournaments
 
 
-def _game(desk: Desk, tag: str | None) -> Game:
+def _game(desk: Office, tag: str | None) -> Game:
     if tag is None:
         raise OrderError("name the game as INDEX/N")
     index, _, number = tag.rpartition("/")
@@ -203,7 +200,7 @@ def _game(desk: Desk, tag: str | None) -> Game:
     raise OrderError(f"no game {tag} in your tournaments")
 
 
-def _player(desk: Desk, key: str | None) -> Player:
+def _player(desk: Office, key: str | None) -> Player:
     for t in desk.tournaments:
         for p in t.players:
             if key in (p.key, p.email):
@@ -211,13 +208,17 @@ def _player(desk: Desk, key: str | None) -> Player:
     raise OrderError(f"no player {key} in your tournaments")
 
 
-def _inform(desk: Desk, g: Game, text: str) -> None:
+def _inform(desk: Office, g: Game, text: str) -> None:
     """Tell both players what the director decided."""
-    desk.events.append(ev.DirectorDecided(g.id, text))
+    desk.tell(ev.DirectorDecided(g.id, text))
 
 
-def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
-    """Carry out ``order``; returns what was done, in English, for the TD's answer."""
+def carry_out(
+    work: Work, tournaments: Sequence[Tournament], order: Order, claim: Claim | None = None
+) -> str:
+    """Carry out ``order`` in the director's ``tournaments``; returns what was done, in
+    English, for the TD's answer. What the players must hear is told to ``work``."""
+    desk = Office(work, tournaments)
     verb = order.verb
     if verb in ("confirm", "reject"):
         if claim is None and order.game:
@@ -257,7 +258,7 @@ def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
             end = game.forfeit(
                 color, game.Termination.TIME_FORFEIT, f"{name} overstepped the time limit"
             )
-            desk.events.append(end_game(g, end, desk.now))
+            desk.tell(end_game(g, end, desk.now))
             return f"an overstep awarded to {order.color} in {tag_of(g)} loses: {end.result}"
         text = (
             f"a first overstep awarded to {order.color} in {tag_of(g)} at move {move_number}; "
@@ -270,7 +271,7 @@ def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
         _open(g)
         loser = chess.WHITE if order.color == "white" else chess.BLACK
         end = game.forfeit(loser, game.Termination.FORFEIT, "forfeited by the director")
-        desk.events.append(end_game(g, end, desk.now))
+        desk.tell(end_game(g, end, desk.now))
         return f"{tag_of(g)}: {order.color} forfeits, {end.result}"
     if verb == "result":
         # in a reply to the adjudication packet the game is the packet's
@@ -284,7 +285,7 @@ def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
         for c in g.claims:
             if c.kind == "adjudication" and c.status == "open":
                 c.status, c.decided_at, c.decided_by = "confirmed", desk.now, "td"
-        desk.events.append(end_game(g, end, desk.now))
+        desk.tell(end_game(g, end, desk.now))
         return f"{tag_of(g)}: result {order.result} recorded"
     if verb == "leave":
         player = _player(desk, order.player)
@@ -304,7 +305,7 @@ def carry_out(desk: Desk, order: Order, claim: Claim | None = None) -> str:
     raise OrderError(f"unknown order {verb}")
 
 
-def _tell_extra_leave(desk: Desk, player: Player, days: int, year: int) -> None:
+def _tell_extra_leave(desk: Office, player: Player, days: int, year: int) -> None:
     """The player hears of the extra leave, in their current game (else their last)."""
     t = player.tournament
     games = sorted(
@@ -312,10 +313,10 @@ def _tell_extra_leave(desk: Desk, player: Player, days: int, year: int) -> None:
         key=lambda g: (g.result is None, g.number),
     )
     if games:
-        desk.events.append(ev.ExtraLeave(games[-1].id, player.id, days, year))
+        desk.tell(ev.ExtraLeave(games[-1].id, player.id, days, year))
 
 
-def _own(desk: Desk, claim: Claim) -> Claim:
+def _own(desk: Office, claim: Claim) -> Claim:
     """``claim``, when it belongs to one of the director's tournaments."""
     if all(claim.game.tournament_id != t.id for t in desk.tournaments):
         raise OrderError(f"{tag_of(claim.game)} is not in your tournaments")
@@ -327,7 +328,7 @@ def _open(g: Game) -> None:
         raise OrderError(f"{tag_of(g)} is finished already ({g.result})")
 
 
-def decide(desk: Desk, claim: Claim, *, confirm: bool) -> str:
+def decide(desk: Office, claim: Claim, *, confirm: bool) -> str:
     """The TD's decision on an open claim (art. 37)."""
     g = claim.game
     if claim.status != "open":
@@ -343,20 +344,20 @@ def decide(desk: Desk, claim: Claim, *, confirm: bool) -> str:
         claim.details.get("decisive") or claim.details.get("loses")
     ):
         end = claim_end(g, claim)
-        desk.events.append(end_game(g, end, desk.now))
+        desk.tell(end_game(g, end, desk.now))
         return f"{tag_of(g)}: {end.reason}; {end.result}"
     if claim.kind == "draw":
         end = game.adjudicate(
             "1/2-1/2", termination=game.Termination.TABLEBASE, reason="draw claim upheld"
         )
-        desk.events.append(end_game(g, end, desk.now))
+        desk.tell(end_game(g, end, desk.now))
         return f"{tag_of(g)}: draw claim upheld, 1/2-1/2"
     text = f"the {claim.kind} in {tag_of(g)} is confirmed"
     _inform(desk, g, text)
     return text
 
 
-def extend(desk: Desk, index: str, day: datetime.date | None) -> str:
+def extend(desk: Office, index: str, day: datetime.date | None) -> str:
     """Art. 50: at most six months, only while fewer than 91 % of the games are finished."""
     t = next((t for t in desk.tournaments if t.index == index), None)
     if t is None or day is None:
@@ -392,7 +393,7 @@ def _add_months(day: datetime.date, months: int) -> datetime.date:
     raise AssertionError("unreachable")
 
 
-def withdraw(desk: Desk, player: Player, *, valid: bool) -> str:
+def withdraw(desk: Office, player: Player, *, valid: bool) -> str:
     """Rules.md 6: what happens to each unfinished game of a withdrawn player."""
     t = player.tournament
     p = profile_of(t)
@@ -416,7 +417,7 @@ def withdraw(desk: Desk, player: Player, *, valid: bool) -> str:
         if g.result is not None:
             continue
         if decision.end is not None:
-            desk.events.append(end_game(g, decision.end, desk.now))
+            desk.tell(end_game(g, decision.end, desk.now))
         else:
             g.claims.append(
                 Claim(kind="adjudication", by_color=None, against=None, opened_at=desk.now,
@@ -429,12 +430,12 @@ def withdraw(desk: Desk, player: Player, *, valid: bool) -> str:
     )
 
 
-def _call_for_claims(desk: Desk, g: Game, withdrawn: Player) -> None:
+def _call_for_claims(desk: Office, g: Game, withdrawn: Player) -> None:
     """Art. 48, 52 note 1: the game goes to the arbiter; both players send a claim."""
     t = g.tournament
     today = desk.now.astimezone(ZoneInfo(t.timezone)).date()
     due = game.adjudication_claims_due(today, profile_of(t))
-    desk.events.append(ev.WithdrawalCalled(g.id, withdrawn.id, due))
+    desk.tell(ev.WithdrawalCalled(g.id, withdrawn.id, due))
 
 
 def tournaments_of(session: Session, address: str) -> list[Tournament]:

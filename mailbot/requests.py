@@ -1,45 +1,43 @@
 """A player's requests to the arbiter: leave, a delay notice, claims.
 
-Each function works in the caller's transaction, records what the request
-changes, and returns the events the notifier tells.
+Each function works in the caller's transaction (a :class:`~mailbot.work.Work`
+for a :class:`Request`), records what the request changes, and tells the
+events that say so.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import re
 from zoneinfo import ZoneInfo
 
 import chess
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from mailbot import events as ev
 from mailbot import game, leave
 from mailbot.gamemail import end_game, settle_adjudication_claims, withdrawal_adjudication
 from mailbot.record import board_of, color_of, profile_of
 from mailbot.store import Claim, DelayNotice, Game, Leave, LeaveExtra, Player
+from mailbot.work import Work
 
 
-@dataclasses.dataclass
-class Request:
-    """Who asks, and when."""
+class Request(Work):
+    """A player's request: who asks, when the message came, and the work it is part of."""
 
-    session: Session
-    player: Player
-    now: datetime.datetime
-    received: datetime.datetime
-    inbound_id: int | None = None
+    def __init__(self, work: Work, player: Player, received: datetime.datetime) -> None:
+        super().__init__(work.session, work.now, work.inbound_id, work.events)
+        self.player = player
+        self.received = received
 
 
 def request_leave(
     req: Request, start: datetime.date, end: datetime.date, games: list[Game]
-) -> list[ev.Event]:
+) -> bool:
     """Art. 42-46: record leave within the yearly allowance and tell everyone concerned.
 
     ``games`` are the player's games (the answer is threaded in the first).
-    An empty answer never comes: the first event says whether it was granted.
+    Returns whether the leave was granted.
     """
     player = req.player
     t = player.tournament
@@ -54,21 +52,21 @@ def request_leave(
     try:
         requested = leave.Leave(start, end)
     except leave.InvalidLeaveError as exc:
-        return [refuse_leave(req, anchor, start, end, str(exc))]
+        refuse_leave(req, anchor, start, end, str(exc))
+        return False
     decision = leave.check_request(p, taken, requested, extras, today=today)
     year = start.year
     if not decision.granted:
         reason = _refusal_reason(decision)
         details = _refusal(start, end, reason, decision.remaining(year))
-        return [ev.LeaveAnswered(anchor.id, player.id, "refused", start, end, details)]
+        req.tell(ev.LeaveAnswered(anchor.id, player.id, "refused", start, end, details))
+        return False
     player.leaves.append(
         Leave(start=start, end=end, created_at=req.now, inbound_id=req.inbound_id,
               granted_by="player")
     )  # fmt: skip
     granted = {"days": requested.days, "year": year, "remaining": decision.remaining(year)}
-    events: list[ev.Event] = [
-        ev.LeaveAnswered(anchor.id, player.id, "granted", start, end, granted)
-    ]
+    req.tell(ev.LeaveAnswered(anchor.id, player.id, "granted", start, end, granted))
     told: set[int] = set()  # the opponents told, and the director (0)
     for g in games:
         if g.result is not None:
@@ -79,16 +77,16 @@ def request_leave(
         ]
         told.update((opponent, 0))
         if audience:
-            events.append(ev.LeaveTaken(g.id, player.id, start, end, tuple(audience)))
-    return events
+            req.tell(ev.LeaveTaken(g.id, player.id, start, end, tuple(audience)))
+    return True
 
 
 def refuse_leave(
     req: Request, g: Game, start: datetime.date, end: datetime.date, reason: str
-) -> ev.Event:
+) -> None:
     """The answer to a leave request that cannot be read or granted."""
     details = _refusal(start, end, reason, None)
-    return ev.LeaveAnswered(g.id, req.player.id, "refused", start, end, details)
+    req.tell(ev.LeaveAnswered(g.id, req.player.id, "refused", start, end, details))
 
 
 def _refusal(
@@ -114,20 +112,20 @@ def _refusal_reason(decision: leave.LeaveDecision) -> str:
     return "not allowed"
 
 
-def delay_notice(req: Request, g: Game) -> list[ev.Event]:
+def delay_notice(req: Request, g: Game) -> None:
     """Art. 25: the player will answer later than the notice limit; protects from art. 31."""
     color = color_of(g, req.player)
     g.delays.append(
         DelayNotice(color="white" if color else "black", ply_at=len(g.moves),
                     received_at=req.received, inbound_id=req.inbound_id)
     )  # fmt: skip
-    return [ev.DelayNoted(g.id, req.player.id)]
+    req.tell(ev.DelayNoted(g.id, req.player.id))
 
 
 _RESULT = re.compile(r"(1-0|0-1|1/2-1/2|½-½)")
 
 
-def claim(req: Request, g: Game, rest: str, body: str) -> list[ev.Event]:
+def claim(req: Request, g: Game, rest: str, body: str) -> None:
     """A draw claim (threefold, 50 moves, tablebase), or after the end an adjudication claim."""
     t = g.tournament
     tz = ZoneInfo(t.timezone)
@@ -136,13 +134,14 @@ def claim(req: Request, g: Game, rest: str, body: str) -> list[ev.Event]:
     found = _RESULT.search(rest)
     if found and (today > (t.extended_to or t.end) or withdrawal_adjudication(g) is not None):
         result = found.group(1).replace("½-½", "1/2-1/2")
-        return adjudication_claim(req, g, result, body)
+        adjudication_claim(req, g, result, body)
+        return
     board = board_of(g)
     p = profile_of(t)
     decision = game.claim_draw(board, color, tablebase_rule=p.tablebase_rule)
     if decision.status is game.ClaimStatus.GRANTED and decision.end is not None:
-        return [end_game(g, decision.end, req.now, answering=req.player)]
-    events: list[ev.Event] = []
+        req.tell(end_game(g, decision.end, req.now, answering=req.player))
+        return
     if decision.status is game.ClaimStatus.NEEDS_TD:
         g.claims.append(
             Claim(kind="draw", by_color="white" if color else "black", against=None,
@@ -151,13 +150,12 @@ def claim(req: Request, g: Game, rest: str, body: str) -> list[ev.Event]:
                   inbound_id=req.inbound_id)
         )  # fmt: skip
         req.session.flush()
-        events.append(
+        req.tell(
             ev.DrawClaimed(
                 g.id, g.claims[-1].id, req.player.id, decision.reason, decision.fen or ""
             )
         )
-    events.append(ev.ClaimAnswered(g.id, req.player.id, decision.status.value, decision.reason))
-    return events
+    req.tell(ev.ClaimAnswered(g.id, req.player.id, decision.status.value, decision.reason))
 
 
 def claims_due(g: Game) -> datetime.date:
@@ -171,7 +169,7 @@ def claims_due(g: Game) -> datetime.date:
     return game.adjudication_claims_due(t.extended_to or t.end, p)
 
 
-def adjudication_claim(req: Request, g: Game, result: str, analysis: str) -> list[ev.Event]:
+def adjudication_claim(req: Request, g: Game, result: str, analysis: str) -> None:
     """Art. 52: a player's claim with analysis; equal claims settle the game at once."""
     color = "white" if color_of(g, req.player) == chess.WHITE else "black"
     record = next((c for c in g.claims if c.kind == "adjudication" and c.status == "open"), None)
@@ -184,9 +182,8 @@ def adjudication_claim(req: Request, g: Game, result: str, analysis: str) -> lis
     details[f"{color}_analysis"] = analysis.strip()[:8000]
     record.details = details
     req.session.flush()
-    events: list[ev.Event] = [ev.AdjudicationClaimed(g.id, req.player.id, result, claims_due(g))]
+    req.tell(ev.AdjudicationClaimed(g.id, req.player.id, result, claims_due(g)))
     # equal claims stand at once (art. 53 note); different ones go to the arbiter
     # with the packet the sweep sends when the claim period is over
     if details.get("white") and details.get("white") == details.get("black"):
-        events.extend(settle_adjudication_claims(req.session, g, req.now))
-    return events
+        req.tell(*settle_adjudication_claims(req.session, g, req.now))

@@ -46,6 +46,7 @@ from mailbot.record import (
     profile_of,
 )
 from mailbot.store import Claim, Game, Notice, Player, Tournament
+from mailbot.work import Work
 
 log = logging.getLogger(__name__)
 
@@ -124,9 +125,9 @@ def sweep(
                 g = session.get(Game, game_id)
                 if g is None or g.result is not None:
                     continue
-                found = _sweep_game(session, g, now)
-                Notifier(session, sender, now, renderer=renderer).tell(*found.events)
-                counts.update(found.kinds)
+                work = Work(session, now)
+                counts.update(_sweep_game(work, g))
+                Notifier(session, sender, now, renderer=renderer).tell(*work.events)
         except IntegrityError:
             log.info("game %s swept concurrently; skipped", game_id)
     for tournament_id in tournaments:
@@ -134,22 +135,10 @@ def sweep(
             t = session.get(Tournament, tournament_id)
             if t is None:
                 continue
-            found = _sweep_tournament(session, t, now)
-            Notifier(session, sender, now, renderer=renderer).tell(*found.events)
-            counts.update(found.kinds)
+            work = Work(session, now)
+            counts.update(_sweep_tournament(work, t))
+            Notifier(session, sender, now, renderer=renderer).tell(*work.events)
     return SweepReport(dict(counts))
-
-
-@dataclasses.dataclass
-class _Due:
-    """What one game's (or tournament's) sweep found: the kinds counted, the events."""
-
-    kinds: list[str] = dataclasses.field(default_factory=list)
-    events: list[ev.Event] = dataclasses.field(default_factory=list)
-
-    def add(self, kind: str, events: list[ev.Event]) -> None:
-        self.kinds.append(kind)
-        self.events.extend(events)
 
 
 def play_stops_at(g: Game) -> datetime.datetime:
@@ -168,8 +157,12 @@ def play_stops_at(g: Game) -> datetime.datetime:
     return min(stops)
 
 
-def _sweep_game(session: Session, g: Game, now: datetime.datetime) -> _Due:
-    """Repeats, oversteps and silence in one game, as far as they fell due in play."""
+def _sweep_game(work: Work, g: Game) -> list[str]:
+    """Repeats, oversteps and silence in one game, as far as they fell due in play.
+
+    Tells ``work`` what fell due; returns the kinds, for the report.
+    """
+    session, now = work.session, work.now
     stop = play_stops_at(g)
 
     def fell_due(due: datetime.datetime) -> bool:
@@ -183,7 +176,11 @@ def _sweep_game(session: Session, g: Game, now: datetime.datetime) -> _Due:
     color = color_of(g, silent)
     since = silent_since(g)
     leaves = player_leaves(silent, g)
-    found = _Due()
+    found: list[str] = []
+
+    def add(kind: str, events: list[ev.Event]) -> None:
+        found.append(kind)
+        work.tell(*events)
 
     # art. 26: repeat the unanswered move, with a copy to the TD
     due = clock.repeat_due(p, since, leaves, tz)
@@ -193,7 +190,7 @@ def _sweep_game(session: Session, g: Game, now: datetime.datetime) -> _Due:
         and ply > 0
         and record_notice(session, g, silent, "repeat", str(ply), due, now)
     ):
-        found.add("repeat", [ev.Repeated(g.id, silent.id, due)])
+        add("repeat", [ev.Repeated(g.id, silent.id, due)])
 
     # art. 35-36 / rules.md 2.2: an overstep while the player is silent
     moves, penalties = history(g, color)
@@ -208,7 +205,7 @@ def _sweep_game(session: Session, g: Game, now: datetime.datetime) -> _Due:
         running = clock.move_days(p, since, at, leaves, tz)
         if record_notice(session, g, silent, "overstep", f"move-{number}", at, now):
             reached = clock.control_state(p, thinking, penalties, running, awarded)
-            found.add("overstep", overstep(session, g, silent, at, now, reached))
+            add("overstep", overstep(session, g, silent, at, now, reached))
     elif at is None:
         # penalty days alone put the move being thought about over the limit
         reached = clock.control_state(p, thinking, penalties, 0, awarded)
@@ -220,7 +217,7 @@ def _sweep_game(session: Session, g: Game, now: datetime.datetime) -> _Due:
             if fell_due(when) and record_notice(
                 session, g, silent, "overstep", f"move-{number}", when, now
             ):
-                found.add("overstep", overstep(session, g, silent, when, now, reached))
+                add("overstep", overstep(session, g, silent, when, now, reached))
 
     # art. 31: silence without a delay notice
     protected = any(
@@ -236,7 +233,7 @@ def _sweep_game(session: Session, g: Game, now: datetime.datetime) -> _Due:
         if kind == "silence" and p.silence_requires_repeat and not repeated:
             continue
         if record_notice(session, g, silent, kind, str(ply), deadline, now):
-            found.add(kind, silence(session, g, silent, deadline, now, decisive=kind == "silence"))
+            add(kind, silence(session, g, silent, deadline, now, decisive=kind == "silence"))
     return found
 
 
@@ -372,12 +369,18 @@ def _exceeded(p: Profile, state: clock.ControlState) -> tuple[int, int, int]:
     return last.used, last.limit, count_start - 1 + controls * p.moves_per_control
 
 
-def _sweep_tournament(session: Session, t: Tournament, now: datetime.datetime) -> _Due:
+def _sweep_tournament(work: Work, t: Tournament) -> list[str]:
     """Leave ends (opponents told the clocks run again) and the end of the event."""
 
+    session, now = work.session, work.now
     tz = ZoneInfo(t.timezone)
     today = now.astimezone(tz).date()
-    found = _Due()
+    found: list[str] = []
+
+    def add(kind: str, events: list[ev.Event]) -> None:
+        found.append(kind)
+        work.tell(*events)
+
     for player in t.players:
         for lv in player.leaves:
             if lv.end >= today:
@@ -387,7 +390,7 @@ def _sweep_tournament(session: Session, t: Tournament, now: datetime.datetime) -
             ]
             for g in games:
                 if record_notice(session, g, player, "leave-end", str(lv.id), None, now):
-                    found.add("leave-end", [ev.LeaveEnded(g.id, player.id, lv.start, lv.end)])
+                    add("leave-end", [ev.LeaveEnded(g.id, player.id, lv.start, lv.end)])
     for g in t.games:
         # art. 48, 52 note 1: a withdrawn player's game went to the arbiter before the end
         withdrawal = withdrawal_adjudication(g)
@@ -397,7 +400,7 @@ def _sweep_tournament(session: Session, t: Tournament, now: datetime.datetime) -
         if today > game.adjudication_claims_due(opened, profile_of(t)) and record_notice(
             session, g, None, "adjudication-packet", f"withdrawal-{withdrawal.id}", None, now
         ):
-            found.add("adjudication-packet", settle_adjudication_claims(session, g, now))
+            add("adjudication-packet", settle_adjudication_claims(session, g, now))
     end = t.extended_to or t.end
     if today > end:
         claims_due = game.adjudication_claims_due(end, profile_of(t))
@@ -405,11 +408,11 @@ def _sweep_tournament(session: Session, t: Tournament, now: datetime.datetime) -
             if g.result is not None or withdrawal_adjudication(g) is not None:
                 continue
             if record_notice(session, g, None, "adjudication-call", end.isoformat(), None, now):
-                found.add("adjudication-call", [ev.AdjudicationCalled(g.id, end, claims_due)])
+                add("adjudication-call", [ev.AdjudicationCalled(g.id, end, claims_due)])
             if today > claims_due and record_notice(
                 session, g, None, "adjudication-packet", end.isoformat(), None, now
             ):
-                found.add("adjudication-packet", settle_adjudication_claims(session, g, now))
+                add("adjudication-packet", settle_adjudication_claims(session, g, now))
     return found
 
 

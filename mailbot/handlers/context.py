@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
 from mailbot import events as ev
 from mailbot.intent import Words, read_words
@@ -24,6 +23,7 @@ from mailbot.letters import Letter
 from mailbot.notation import read_moves
 from mailbot.notifier import Notifier
 from mailbot.store import Game, InboundMessage, Player, ReplyCount, Tournament
+from mailbot.work import Work
 
 log = logging.getLogger("mailbot.desk")
 
@@ -41,14 +41,12 @@ class Limits:
     timezone: str = "UTC"
 
 
-@dataclasses.dataclass
-class Context:
-    """One inbound message on its way through the desk."""
+@dataclasses.dataclass(kw_only=True)
+class Context(Work):
+    """One inbound message on its way through the desk (the work it causes)."""
 
-    session: Session
     inbound: InboundMessage
     letter: Letter
-    now: datetime.datetime
     limits: Limits
     notifier: Notifier
     #: The receiving server vouched for the From (a DMARC pass).
@@ -70,10 +68,6 @@ class Context:
     @property
     def sender(self) -> str:
         return self.letter.from_addr
-
-    def tell(self, *events: ev.Event) -> None:
-        """Queue the mail these events mean (the notifier decides who hears what)."""
-        self.notifier.tell(*events)
 
     def refuse(self, reason: str, *events: ev.Event, status: str = "rejected") -> None:
         """The bot does not act on the message: say why, and tell the sender (if anything)."""

@@ -95,14 +95,13 @@ def carry_out(ctx: Context, order_lines: Sequence[str]) -> None:
         if order is not None:
             orders.append(order)
     claim = _claim_in_thread(ctx)
-    desk = director.Desk(ctx.session, ctx.now, ctx.directed, ctx.inbound.id)
     for order in orders:
         try:
-            lines.append(director.carry_out(desk, order, claim))
+            lines.append(director.carry_out(ctx, ctx.directed, order, claim))
         except director.OrderError as exc:
             lines.append(f"{order.verb}: not done: {exc}")
     log.info("director %s: %s", ctx.sender, "; ".join(lines))
-    ctx.tell(*desk.events, ev.OrdersDone(tuple(t.id for t in ctx.directed), tuple(lines)))
+    ctx.tell(ev.OrdersDone(tuple(t.id for t in ctx.directed), tuple(lines)))
 
 
 def hold(ctx: Context, lines: Sequence[str]) -> None:

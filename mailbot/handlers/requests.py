@@ -9,19 +9,13 @@ from mailbot.store import Player
 
 
 def _request(ctx: Context, player: Player) -> requests.Request:
-    return requests.Request(
-        session=ctx.session,
-        player=player,
-        now=ctx.now,
-        received=ctx.inbound.internaldate,
-        inbound_id=ctx.inbound.id,
-    )
+    return requests.Request(ctx, player, ctx.inbound.internaldate)
 
 
 def delay(ctx: Context) -> None:
     """Art. 25: the next answer will be late."""
     assert ctx.game is not None and ctx.mover is not None
-    ctx.tell(*requests.delay_notice(_request(ctx, ctx.mover), ctx.game))
+    requests.delay_notice(_request(ctx, ctx.mover), ctx.game)
 
 
 def claim(ctx: Context) -> None:
@@ -29,7 +23,7 @@ def claim(ctx: Context) -> None:
     assert ctx.game is not None and ctx.mover is not None
     word = ctx.words.get(Word.CLAIM)
     rest = word.rest if word is not None else ""
-    ctx.tell(*requests.claim(_request(ctx, ctx.mover), ctx.game, rest, ctx.letter.body))
+    requests.claim(_request(ctx, ctx.mover), ctx.game, rest, ctx.letter.body)
 
 
 def leave(ctx: Context) -> None:
@@ -42,12 +36,9 @@ def leave(ctx: Context) -> None:
     words = ctx.words
     if words.leave is None:
         today = ctx.inbound.internaldate.date()
-        refusal = requests.refuse_leave(req, games[0], today, today, words.leave_error or "")
-        ctx.refuse(f"leave: {words.leave_error}", refusal)
+        requests.refuse_leave(req, games[0], today, today, words.leave_error or "")
+        ctx.refuse(f"leave: {words.leave_error}")
         return
     start, end = words.leave
-    events = requests.request_leave(req, start, end, games)
-    if events and getattr(events[0], "kind", "") == "refused":
-        ctx.refuse("leave refused", *events)
-        return
-    ctx.tell(*events)
+    if not requests.request_leave(req, start, end, games):
+        ctx.refuse("leave refused")
