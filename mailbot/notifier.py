@@ -64,6 +64,10 @@ class Origin:
     may_answer: Callable[[], bool] = lambda: True
 
 
+#: The messages with one template per kind.
+_BY_KIND = frozenset({"notice", "leave", "adjudication"})
+
+
 def one_index(tournaments: Sequence[Tournament]) -> str | None:
     """The index for the subject of a message about no single game: the
     tournament's, when the recipient plays (or directs) in exactly one."""
@@ -156,6 +160,14 @@ class Notifier:
     def _inbound(self) -> int | None:
         return self.origin.inbound_id if self.origin else None
 
+    @staticmethod
+    def _template(name: str, context: dict[str, Any]) -> str:
+        """The template of a message: ``notice``, ``leave`` and ``adjudication`` have one
+        per kind, ``templates/<language>/notice/<kind>.txt``."""
+        if name in _BY_KIND:
+            return f"{name}/{context['kind']}"
+        return name
+
     def _game_mail(
         self,
         g: Game,
@@ -180,7 +192,11 @@ class Notifier:
         if not to:
             return None
         rendered = self.renderer.render(
-            template, language, context, board=board, orientation=orientation
+            self._template(template, context),
+            language,
+            context,
+            board=board,
+            orientation=orientation,
         )
         origin = self.origin
         replying = reply and origin is not None and origin.message_id is not None
@@ -229,7 +245,7 @@ class Notifier:
         to = self._answerable(to)
         if not to:
             return None
-        rendered = self.renderer.render(template, language, context)
+        rendered = self.renderer.render(self._template(template, context), language, context)
         origin = self.origin
         replying = reply and origin is not None
         headers: dict[str, str] = {
@@ -841,7 +857,7 @@ class Notifier:
         game_id: int | None = None,
     ) -> None:  # fmt: skip
         """A ``notice`` about the bot's own trouble (event ``error``) to ``t``'s director."""
-        rendered = self.renderer.render("notice", t.language, context)
+        rendered = self.renderer.render(self._template("notice", context), t.language, context)
         self.queued.append(
             queue(
                 self.session,
