@@ -282,7 +282,7 @@ def td(ctx: Context, args: argparse.Namespace) -> int:
             tournaments = session.scalars(select(Tournament)).all()
             work = Work(session, ctx.now())
             try:
-                done = director.carry_out(work, tournaments, order)
+                done = str(director.carry_out(work, tournaments, order))
             except director.OrderError as exc:
                 raise UsageError(str(exc)) from None
             Notifier(session, ctx.settings.smtp.sender, ctx.now()).tell(*work.events)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -40,6 +40,7 @@ from mailbot import events as ev
 from mailbot import game
 from mailbot.gamemail import claim_end, end_game
 from mailbot.leave import parse_date
+from mailbot.phrase import Phrase
 from mailbot.record import color_of, control_of, profile_of, tag_of
 from mailbot.store import Claim, Game, LeaveExtra, Penalty, Player, Tournament
 from mailbot.work import Work
@@ -77,7 +78,11 @@ _INDEX = re.compile(r"^[\w.\-]+$")
 
 
 class OrderError(ValueError):
-    """An order the bot cannot carry out; the message says why, for the TD."""
+    """An order the bot cannot carry out; ``phrase`` says why, in the TD's language."""
+
+    def __init__(self, code: str, **details: object) -> None:
+        self.phrase = Phrase(f"order.error.{code}", details)
+        super().__init__(str(self.phrase))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,8 +149,8 @@ def read_order(line: str) -> Order | None:
         elif re.fullmatch(r"[\d.\-]{8,10}", low):
             try:
                 fields["day"] = parse_date(low)
-            except ValueError as exc:
-                raise OrderError(f"{verb}: {exc}") from None
+            except ValueError:
+                raise OrderError("bad-date", verb=verb, value=word) from None
         elif _INDEX.match(low):
             fields.setdefault("player", word.strip(".,;"))
     order = Order(**fields)
@@ -165,9 +170,9 @@ def _check(order: Order) -> None:
     }
     missing = [f for f in need.get(order.verb, ()) if getattr(order, f) in (None, "")]
     if missing:
-        raise OrderError(f"{order.verb}: give {', '.join(missing)} (see the examples)")
+        raise OrderError("missing", verb=order.verb, fields=", ".join(missing))
     if order.verb == "penalty" and order.days not in (5, 10):
-        raise OrderError("penalty: art. 56 allows 5 or 10 days")
+        raise OrderError("penalty-days")
 
 
 def read_orders(body: str) -> list[Order]:
@@ -190,14 +195,14 @@ class Office(Work):
 
 def _game(desk: Office, tag: str | None) -> Game:
     if tag is None:
-        raise OrderError("name the game as INDEX/N")
+        raise OrderError("name-game")
     index, _, number = tag.rpartition("/")
     for t in desk.tournaments:
         if t.index == index:
             g = next((g for g in t.games if g.number == int(number)), None)
             if g is not None:
                 return g
-    raise OrderError(f"no game {tag} in your tournaments")
+    raise OrderError("no-game", game=tag)
 
 
 def _player(desk: Office, key: str | None) -> Player:
@@ -205,104 +210,136 @@ def _player(desk: Office, key: str | None) -> Player:
         for p in t.players:
             if key in (p.key, p.email):
                 return p
-    raise OrderError(f"no player {key} in your tournaments")
+    raise OrderError("no-player", player=key)
 
 
-def _inform(desk: Office, g: Game, text: str) -> None:
+def _inform(desk: Office, g: Game, code: str, **details: object) -> None:
     """Tell both players what the director decided."""
-    desk.tell(ev.DirectorDecided(g.id, text))
+    desk.tell(ev.DirectorDecided(g.id, Phrase(f"decision.{code}", details)))
+
+
+Verb = Callable[[Office, Order, "Claim | None"], Phrase]
 
 
 def carry_out(
     work: Work, tournaments: Sequence[Tournament], order: Order, claim: Claim | None = None
-) -> str:
-    """Carry out ``order`` in the director's ``tournaments``; returns what was done, in
-    English, for the TD's answer. What the players must hear is told to ``work``."""
-    desk = Office(work, tournaments)
-    verb = order.verb
-    if verb in ("confirm", "reject"):
-        if claim is None and order.game:
-            g = _game(desk, order.game)
-            claim = next((c for c in reversed(g.claims) if c.status == "open"), None)
-        if claim is None:
-            raise OrderError(f"{verb}: reply to the claim's message, or name the game (INDEX/N)")
-        return decide(desk, _own(desk, claim), confirm=verb == "confirm")
-    if verb == "penalty":
+) -> Phrase:
+    """Carry out ``order`` in the director's ``tournaments``; returns what was done, for
+    the TD's answer. What the players must hear is told to ``work``.
+
+    Raises :class:`OrderError` for an order that cannot be carried out.
+    """
+    verb = _VERBS.get(order.verb)
+    if verb is None:
+        raise OrderError("unknown-order", verb=order.verb)
+    return verb(Office(work, tournaments), order, claim)
+
+
+def _decide(desk: Office, order: Order, claim: Claim | None) -> Phrase:
+    if claim is None and order.game:
         g = _game(desk, order.game)
-        _open(g)
-        assert order.color is not None and order.days is not None
-        g.penalties.append(
-            Penalty(color=order.color, days=order.days, reason="td", ply_at=len(g.moves),
-                    created_at=desk.now, inbound_id=desk.inbound_id, decided_by="td")
-        )  # fmt: skip
-        text = f"{order.days} penalty days added to {order.color} in {tag_of(g)} (art. 56)"
-        _inform(desk, g, text)
-        return text
-    if verb == "overstep":
-        g = _game(desk, order.game)
-        _open(g)
-        # the overstep is the player's last move; the new count starts with the next
-        # (art. 30, and 003 part 1 art. 7e: the new control applies at once)
-        color = chess.WHITE if order.color == "white" else chess.BLACK
-        parity = 1 if color == chess.WHITE else 0
-        move_number = max(1, sum(1 for m in g.moves if m.ply % 2 == parity))
-        g.claims.append(
-            Claim(kind="overstep", by_color=None, against=order.color, opened_at=desk.now,
-                  status="confirmed", decided_at=desk.now, decided_by="td",
-                  details={"awarded_move": move_number}, inbound_id=desk.inbound_id)
-        )  # fmt: skip
-        desk.session.flush()
-        if control_of(g, color).lost:
-            # e-mail play has one overstep (art. 29); a second one loses (art. 28)
-            name = g.white.name if color == chess.WHITE else g.black.name
-            end = game.forfeit(
-                color, game.Termination.TIME_FORFEIT, f"{name} overstepped the time limit"
-            )
-            desk.tell(end_game(g, end, desk.now))
-            return f"an overstep awarded to {order.color} in {tag_of(g)} loses: {end.result}"
-        text = (
-            f"a first overstep awarded to {order.color} in {tag_of(g)} at move {move_number}; "
-            f"a new count starts with move {move_number + 1} (art. 30)"
+        claim = next((c for c in reversed(g.claims) if c.status == "open"), None)
+    if claim is None:
+        raise OrderError("which-claim", verb=order.verb)
+    return decide(desk, _own(desk, claim), confirm=order.verb == "confirm")
+
+
+def _penalty(desk: Office, order: Order, claim: Claim | None) -> Phrase:
+    g = _game(desk, order.game)
+    _open(g)
+    assert order.color is not None and order.days is not None
+    g.penalties.append(
+        Penalty(color=order.color, days=order.days, reason="td", ply_at=len(g.moves),
+                created_at=desk.now, inbound_id=desk.inbound_id, decided_by="td")
+    )  # fmt: skip
+    _inform(desk, g, "penalty", days=order.days, colour=order.color)
+    return Phrase("order.penalty", {"days": order.days, "colour": order.color, "game": tag_of(g)})
+
+
+def _overstep(desk: Office, order: Order, claim: Claim | None) -> Phrase:
+    g = _game(desk, order.game)
+    _open(g)
+    # the overstep is the player's last move; the new count starts with the next
+    # (art. 30, and 003 part 1 art. 7e: the new control applies at once)
+    color = chess.WHITE if order.color == "white" else chess.BLACK
+    parity = 1 if color == chess.WHITE else 0
+    move_number = max(1, sum(1 for m in g.moves if m.ply % 2 == parity))
+    g.claims.append(
+        Claim(kind="overstep", by_color=None, against=order.color, opened_at=desk.now,
+              status="confirmed", decided_at=desk.now, decided_by="td",
+              details={"awarded_move": move_number}, inbound_id=desk.inbound_id)
+    )  # fmt: skip
+    desk.session.flush()
+    details = {"colour": order.color, "game": tag_of(g)}
+    if control_of(g, color).lost:
+        # e-mail play has one overstep (art. 29); a second one loses (art. 28)
+        name = g.white.name if color == chess.WHITE else g.black.name
+        end = game.forfeit(
+            color, game.Termination.TIME_FORFEIT, f"{name} overstepped the time limit"
         )
-        _inform(desk, g, text)
-        return text
-    if verb == "forfeit":
+        desk.tell(end_game(g, end, desk.now))
+        return Phrase("order.overstep-loses", {**details, "result": end.result})
+    counts = {"move": move_number, "next": move_number + 1}
+    _inform(desk, g, "overstep", colour=order.color, **counts)
+    return Phrase("order.overstep-first", {**details, **counts})
+
+
+def _forfeit(desk: Office, order: Order, claim: Claim | None) -> Phrase:
+    g = _game(desk, order.game)
+    _open(g)
+    loser = chess.WHITE if order.color == "white" else chess.BLACK
+    end = game.forfeit(loser, game.Termination.FORFEIT, "forfeited by the director")
+    desk.tell(end_game(g, end, desk.now))
+    return Phrase("order.forfeit", {"game": tag_of(g), "colour": order.color, "result": end.result})
+
+
+def _result(desk: Office, order: Order, claim: Claim | None) -> Phrase:
+    # in a reply to the adjudication packet the game is the packet's
+    if order.game is None and claim is not None:
+        g = _own(desk, claim).game
+    else:
         g = _game(desk, order.game)
-        _open(g)
-        loser = chess.WHITE if order.color == "white" else chess.BLACK
-        end = game.forfeit(loser, game.Termination.FORFEIT, "forfeited by the director")
-        desk.tell(end_game(g, end, desk.now))
-        return f"{tag_of(g)}: {order.color} forfeits, {end.result}"
-    if verb == "result":
-        # in a reply to the adjudication packet the game is the packet's
-        if order.game is None and claim is not None:
-            g = _own(desk, claim).game
-        else:
-            g = _game(desk, order.game)
-        _open(g)
-        assert order.result is not None
-        end = game.adjudicate(order.result, reason=f"adjudicated {order.result}")
-        for c in g.claims:
-            if c.kind == "adjudication" and c.status == "open":
-                c.status, c.decided_at, c.decided_by = "confirmed", desk.now, "td"
-        desk.tell(end_game(g, end, desk.now))
-        return f"{tag_of(g)}: result {order.result} recorded"
-    if verb == "leave":
-        player = _player(desk, order.player)
-        year = order.day.year if order.day else desk.now.year
-        assert order.days is not None
-        player.tournament  # noqa: B018 - loaded for the notices below
-        desk.session.add(
-            LeaveExtra(player_id=player.id, year=year, days=order.days, created_at=desk.now,
-                       inbound_id=desk.inbound_id)
-        )  # fmt: skip
-        _tell_extra_leave(desk, player, order.days, year)
-        return f"{order.days} extra leave days for {player.name} in {year} (art. 43)"
-    if verb == "extend":
-        return extend(desk, order.player or "", order.day)
-    if verb == "withdraw":
-        return withdraw(desk, _player(desk, order.player), valid=order.valid)
-    raise OrderError(f"unknown order {verb}")
+    _open(g)
+    assert order.result is not None
+    end = game.adjudicate(order.result, reason=f"adjudicated {order.result}")
+    for c in g.claims:
+        if c.kind == "adjudication" and c.status == "open":
+            c.status, c.decided_at, c.decided_by = "confirmed", desk.now, "td"
+    desk.tell(end_game(g, end, desk.now))
+    return Phrase("order.result", {"game": tag_of(g), "result": order.result})
+
+
+def _leave(desk: Office, order: Order, claim: Claim | None) -> Phrase:
+    player = _player(desk, order.player)
+    year = order.day.year if order.day else desk.now.year
+    assert order.days is not None
+    desk.session.add(
+        LeaveExtra(player_id=player.id, year=year, days=order.days, created_at=desk.now,
+                   inbound_id=desk.inbound_id)
+    )  # fmt: skip
+    _tell_extra_leave(desk, player, order.days, year)
+    return Phrase("order.leave-extra", {"days": order.days, "player": player.name, "year": year})
+
+
+def _extend(desk: Office, order: Order, claim: Claim | None) -> Phrase:
+    return extend(desk, order.player or "", order.day)
+
+
+def _withdraw(desk: Office, order: Order, claim: Claim | None) -> Phrase:
+    return withdraw(desk, _player(desk, order.player), valid=order.valid)
+
+
+_VERBS: dict[str, Verb] = {
+    "confirm": _decide,
+    "reject": _decide,
+    "penalty": _penalty,
+    "overstep": _overstep,
+    "forfeit": _forfeit,
+    "result": _result,
+    "leave": _leave,
+    "extend": _extend,
+    "withdraw": _withdraw,
+}
 
 
 def _tell_extra_leave(desk: Office, player: Player, days: int, year: int) -> None:
@@ -319,67 +356,67 @@ def _tell_extra_leave(desk: Office, player: Player, days: int, year: int) -> Non
 def _own(desk: Office, claim: Claim) -> Claim:
     """``claim``, when it belongs to one of the director's tournaments."""
     if all(claim.game.tournament_id != t.id for t in desk.tournaments):
-        raise OrderError(f"{tag_of(claim.game)} is not in your tournaments")
+        raise OrderError("not-yours", game=tag_of(claim.game))
     return claim
 
 
 def _open(g: Game) -> None:
     if g.result is not None:
-        raise OrderError(f"{tag_of(g)} is finished already ({g.result})")
+        raise OrderError("finished", game=tag_of(g), result=g.result)
 
 
-def decide(desk: Office, claim: Claim, *, confirm: bool) -> str:
+def decide(desk: Office, claim: Claim, *, confirm: bool) -> Phrase:
     """The TD's decision on an open claim (art. 37)."""
     g = claim.game
     if claim.status != "open":
-        raise OrderError(f"the claim in {tag_of(g)} was decided already ({claim.status})")
+        raise OrderError("decided", game=tag_of(g))
     claim.status = "confirmed" if confirm else "rejected"
     claim.decided_at = desk.now
     claim.decided_by = "td"
     if not confirm:
-        text = f"the {claim.kind} claim in {tag_of(g)} is rejected; play goes on"
-        _inform(desk, g, text)
-        return text
+        _inform(desk, g, f"claim-rejected.{claim.kind}")
+        return Phrase(f"order.claim-rejected.{claim.kind}", {"game": tag_of(g)})
     if claim.kind in ("silence", "overstep") and (
         claim.details.get("decisive") or claim.details.get("loses")
     ):
         end = claim_end(g, claim)
         desk.tell(end_game(g, end, desk.now))
-        return f"{tag_of(g)}: {end.reason}; {end.result}"
+        details = {"game": tag_of(g), "colour": claim.against, "result": end.result}
+        return Phrase(f"order.claim-loss.{end.termination.value}", details)
     if claim.kind == "draw":
         end = game.adjudicate(
             "1/2-1/2", termination=game.Termination.TABLEBASE, reason="draw claim upheld"
         )
         desk.tell(end_game(g, end, desk.now))
-        return f"{tag_of(g)}: draw claim upheld, 1/2-1/2"
-    text = f"the {claim.kind} in {tag_of(g)} is confirmed"
-    _inform(desk, g, text)
-    return text
+        return Phrase("order.draw-upheld", {"game": tag_of(g)})
+    _inform(desk, g, f"claim-confirmed.{claim.kind}")
+    return Phrase(f"order.claim-confirmed.{claim.kind}", {"game": tag_of(g)})
 
 
-def extend(desk: Office, index: str, day: datetime.date | None) -> str:
+def extend(desk: Office, index: str, day: datetime.date | None) -> Phrase:
     """Art. 50: at most six months, only while fewer than 91 % of the games are finished."""
     t = next((t for t in desk.tournaments if t.index == index), None)
     if t is None or day is None:
-        raise OrderError(f"extend: no tournament {index} of yours, or no date")
+        raise OrderError("extend-unknown", index=index)
     p = profile_of(t)
     finished = sum(1 for g in t.games if g.result) / max(1, len(t.games))
     if finished >= p.extension_finished_share:
         raise OrderError(
-            f"extend: {finished:.0%} of the games are finished; art. 50 allows an extension "
-            f"only below {p.extension_finished_share:.0%}"
+            "extend-share",
+            finished=round(finished * 100),
+            share=round(p.extension_finished_share * 100),
         )
     limit = _add_months(t.end, p.extension_max_months)
     if day > limit:
-        raise OrderError(f"extend: at most {p.extension_max_months} months, to {limit}")
+        raise OrderError("extend-months", months=p.extension_max_months, limit=limit.isoformat())
     if day <= t.end:
-        raise OrderError(f"extend: {day} is not after the end date {t.end}")
+        raise OrderError("extend-before", day=day.isoformat(), end=t.end.isoformat())
     t.extended_to = day
-    text = f"the tournament {t.index} is extended to {day.isoformat()} (art. 50)"
+    details = {"index": t.index, "day": day.isoformat()}
     for g in t.games:
         if g.result is None:
-            _inform(desk, g, text)
-    return f"{t.index} extended to {day.isoformat()} (art. 50)"
+            _inform(desk, g, "extended", **details)
+    return Phrase("order.extended", details)
 
 
 def _add_months(day: datetime.date, months: int) -> datetime.date:
@@ -393,7 +430,7 @@ def _add_months(day: datetime.date, months: int) -> datetime.date:
     raise AssertionError("unreachable")
 
 
-def withdraw(desk: Office, player: Player, *, valid: bool) -> str:
+def withdraw(desk: Office, player: Player, *, valid: bool) -> Phrase:
     """Rules.md 6: what happens to each unfinished game of a withdrawn player."""
     t = player.tournament
     p = profile_of(t)
@@ -410,7 +447,7 @@ def withdraw(desk: Office, player: Player, *, valid: bool) -> str:
     decisions = game.decide_withdrawal(entries, p.withdrawal, valid_reason=valid)
     player.withdrawn_at = desk.now
     player.withdrawal_valid = valid
-    done: list[str] = []
+    done: list[Phrase] = []
     by_tag = {tag_of(g): g for g in games}
     for decision in decisions:
         g = by_tag[decision.game]
@@ -424,10 +461,10 @@ def withdraw(desk: Office, player: Player, *, valid: bool) -> str:
                       status="open", details={"withdrawal": player.key})
             )  # fmt: skip
             _call_for_claims(desk, g, player)
-        done.append(f"{decision.game}: {decision.outcome.value}")
-    return f"{player.name} withdrawn ({'valid' if valid else 'no valid'} reason): " + (
-        "; ".join(done) or "no unfinished games"
-    )
+        done.append(Phrase(f"order.withdrawal.{decision.outcome.value}", {"game": decision.game}))
+    outcomes = done or [Phrase("order.withdrawal.none")]
+    kind = "valid" if valid else "invalid"
+    return Phrase(f"order.withdrawn.{kind}", {"player": player.name, "games": outcomes})
 
 
 def _call_for_claims(desk: Office, g: Game, withdrawn: Player) -> None:

@@ -25,6 +25,7 @@ from typing import Any
 
 from mailbot import referee
 from mailbot.game import GameEnd
+from mailbot.phrase import Phrase
 
 __all__ = [
     "AdjudicationCalled",
@@ -153,16 +154,16 @@ class DrawClaimed(Event):
     game: int
     claim: int
     player: int
-    reason: str
+    reason: Phrase
     fen: str
 
 
 @dataclasses.dataclass(frozen=True)
 class DirectorDecided(Event):
-    """The TD decided in a game; both players are told ``text``."""
+    """The TD decided in a game; both players are told what."""
 
     game: int
-    text: str
+    decision: Phrase
 
 
 @dataclasses.dataclass(frozen=True)
@@ -248,12 +249,12 @@ class DelayNoted(Event):
 
 @dataclasses.dataclass(frozen=True)
 class ClaimAnswered(Event):
-    """A draw claim was granted, refused, or went to the TD."""
+    """A draw claim was refused, or went to the TD, and why."""
 
     game: int
     player: int
     status: str
-    text: str
+    reason: Phrase
 
 
 @dataclasses.dataclass(frozen=True)
@@ -321,7 +322,7 @@ class OrdersDone(Event):
     """What became of each of the director's orders, a line each."""
 
     tournaments: tuple[int, ...]
-    lines: tuple[str, ...]
+    lines: tuple[Phrase, ...]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -30,6 +30,7 @@ from collections.abc import Iterable
 
 import chess
 
+from mailbot.phrase import Phrase
 from mailbot.profile import Profile, WithdrawalPolicy
 
 #: The results of the PGN standard: a win, a loss, a draw, and ``*`` for a
@@ -109,6 +110,10 @@ _FORFEITS = frozenset(
 
 def _name(color: chess.Color) -> str:
     return "White" if color == chess.WHITE else "Black"
+
+
+def _colour(color: chess.Color) -> str:
+    return "white" if color == chess.WHITE else "black"
 
 
 def _win(color: chess.Color) -> str:
@@ -372,6 +377,8 @@ class ClaimDecision:
     end: GameEnd | None = None
     move: chess.Move | None = None
     fen: str | None = None
+    #: The reason as a phrase of the catalogue, for the reader's language.
+    phrase: Phrase = dataclasses.field(default_factory=lambda: Phrase("claim.granted"))
 
 
 def in_tablebase(board: chess.Board) -> bool:
@@ -449,6 +456,7 @@ def claim_draw(
         return ClaimDecision(
             ClaimStatus.REFUSED,
             f"only the player who has the move can claim a draw; it is {_name(board.turn)}'s move",
+            phrase=Phrase("claim.not-your-turn"),
         )
     if intended_move is not None and not board.is_legal(intended_move):
         raise chess.IllegalMoveError(f"illegal intended move: {intended_move.uci()}")
@@ -465,6 +473,7 @@ def claim_draw(
                 ClaimStatus.REFUSED,
                 "the intended move gives checkmate, which ends the game",
                 move=intended_move,
+                phrase=Phrase("claim.mate-ends"),
             )
 
     who = f"claimed by {_name(claimant)}"
@@ -497,6 +506,10 @@ def claim_draw(
                 ground=Termination.FIFTY_MOVES,
                 move=intended_move,
                 fen=decided.fen(),
+                phrase=Phrase(
+                    "claim.fifty-tablebase",
+                    {"moves": clock // 2, "pieces": chess.popcount(decided.occupied)},
+                ),
             )
         text = f"draw by the fifty-move rule, {who}"
         return _granted(Termination.FIFTY_MOVES, text + (with_move if move else ""), move)
@@ -510,6 +523,7 @@ def claim_draw(
             ground=Termination.TABLEBASE,
             move=intended_move,
             fen=after.fen(),
+            phrase=Phrase("claim.tablebase", {"pieces": chess.popcount(after.occupied)}),
         )
 
     place = "would occur" if intended_move is not None else "has occurred"
@@ -524,6 +538,7 @@ def claim_draw(
         ClaimStatus.REFUSED,
         f"no draw: the position {place}{with_move} only {_times(seen)}, and {quiet}",
         move=intended_move,
+        phrase=Phrase("claim.no-draw", {"seen": seen, "moves": moves}),
     )
 
 
@@ -549,17 +564,22 @@ def claim_tablebase_win(
     _check_claim(board)
     if not tablebase_rule:
         return ClaimDecision(
-            ClaimStatus.REFUSED, "this tournament does not decide games by the tablebases"
+            ClaimStatus.REFUSED,
+            "this tournament does not decide games by the tablebases",
+            phrase=Phrase("claim.no-tablebase-rule"),
         )
     pieces = chess.popcount(board.occupied)
     if pieces > TABLEBASE_PIECES:
         return ClaimDecision(
             ClaimStatus.REFUSED,
             f"the position has {pieces} pieces; the tablebases cover at most {TABLEBASE_PIECES}",
+            phrase=Phrase("claim.too-many-pieces", {"pieces": pieces, "limit": TABLEBASE_PIECES}),
         )
     if board.castling_rights:
         return ClaimDecision(
-            ClaimStatus.REFUSED, "positions where castling is still possible are not in the tables"
+            ClaimStatus.REFUSED,
+            "positions where castling is still possible are not in the tables",
+            phrase=Phrase("claim.castling"),
         )
     return ClaimDecision(
         ClaimStatus.NEEDS_TD,
@@ -567,6 +587,7 @@ def claim_tablebase_win(
         "the tournament director checks the tables",
         ground=Termination.TABLEBASE,
         fen=board.fen(),
+        phrase=Phrase("claim.tablebase-win", {"pieces": pieces, "colour": _colour(claimant)}),
     )
 
 

@@ -19,6 +19,7 @@ import enum
 import re
 
 from mailbot.leave import parse_date
+from mailbot.phrase import Phrase
 
 
 class Word(enum.Enum):
@@ -136,7 +137,7 @@ class Words:
 
     commands: tuple[Command, ...]
     leave: tuple[datetime.date, datetime.date] | None = None
-    leave_error: str | None = None
+    leave_error: Phrase | None = None
 
     def has(self, word: Word) -> bool:
         """Whether the message carries ``word``.
@@ -196,17 +197,20 @@ def read_words(body: str) -> Words:
                 continue
             found.append(Command(word, line, rest))
     leave: tuple[datetime.date, datetime.date] | None = None
-    error: str | None = None
+    error: Phrase | None = None
     command = next((c for c in found if c.word is Word.LEAVE), None)
     if command is not None:
         match = _LEAVE_DATES.search(command.rest)
         if match is None:
-            error = "give the first and the last day, e.g. leave 2026-06-01 2026-06-30"
+            error = Phrase("leave.no-dates")
         else:
-            try:
+            for text in match.groups():
+                try:
+                    parse_date(text)
+                except ValueError:
+                    error = error or Phrase("leave.bad-date", {"value": text})
+            if error is None:
                 leave = (parse_date(match.group(1)), parse_date(match.group(2)))
-            except ValueError as exc:
-                error = str(exc)
     return Words(tuple(found), leave, error)
 
 

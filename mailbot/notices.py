@@ -24,7 +24,9 @@ from typing import Any
 import chess
 import jinja2
 
+from mailbot import catalogue
 from mailbot.diagram import html_diagram, text_diagram
+from mailbot.phrase import Phrase
 
 LANGUAGES = ("en", "bg", "ru")
 
@@ -84,6 +86,12 @@ class Rendered:
     html: str
 
 
+@jinja2.pass_context
+def _say(context: jinja2.runtime.Context, phrase: Phrase) -> str:
+    """``{{ say(phrase) }}``: a phrase of the catalogue, in the template's language."""
+    return catalogue.say(str(context.get("language", "en")), phrase)
+
+
 class Renderer:
     """Renders the templates of one folder."""
 
@@ -100,6 +108,7 @@ class Renderer:
         self.env.filters["d"] = short_date
         self.env.filters["date"] = long_date
         self.env.globals["plural"] = plural
+        self.env.globals["say"] = _say
 
     def has(self, name: str, language: str) -> bool:
         return (self.folder / language / f"{name}.txt").exists()

@@ -581,7 +581,7 @@ class Notifier:
 
     def _draw_claimed(self, e: ev.DrawClaimed) -> None:
         g = self._game(e.game)
-        details = {"player": self._player(e.player).name, "text": e.reason, "fen": e.fen}
+        details = {"player": self._player(e.player).name, "reason": e.reason, "fen": e.fen}
         self._director_notice(
             g, "draw-claim", details, board=board_of(g), extra={"X-Mailbot-Claim": str(e.claim)}
         )
@@ -591,7 +591,7 @@ class Notifier:
         g = self._game(e.game)
         self._to_players(
             g, "notice", "notice",
-            lambda p: {"kind": "director", "text": e.text, "game": game_summary(g, p)},
+            lambda p: {"kind": "director", "decision": e.decision, "game": game_summary(g, p)},
         )  # fmt: skip
 
     def _adjudication_called(self, e: ev.AdjudicationCalled) -> None:
@@ -699,15 +699,13 @@ class Notifier:
         g = self._game(e.game)
         player = self._player(e.player)
         opponent = g.black if player.id == g.white_id else g.white
-        text = f"{player.name} will answer later than the notice limit (art. 25)"
         for recipient in (player, opponent):
             self._game_mail(
                 g,
                 template="notice",
                 language=language_for(recipient),
                 context={"kind": "delay", "recipient": recipient.name, "player": player.name,
-                         "yours": recipient is player, "text": text,
-                         "game": game_summary(g, recipient)},
+                         "yours": recipient is player, "game": game_summary(g, recipient)},
                 to=[recipient.email],
                 event="notice",
                 reply=recipient is player,
@@ -716,7 +714,7 @@ class Notifier:
     def _claim_answered(self, e: ev.ClaimAnswered) -> None:
         g = self._game(e.game)
         player = self._player(e.player)
-        context = {"kind": "claim-answer", "status": e.status, "text": e.text,
+        context = {"kind": "claim-answer", "status": e.status, "reason": e.reason,
                    "game": game_summary(g, player)}  # fmt: skip
         self._reply_in_game(g, player, "notice", context, "notice")
 

@@ -17,6 +17,7 @@ from sqlalchemy import select
 from mailbot import events as ev
 from mailbot import game, leave
 from mailbot.gamemail import end_game, settle_adjudication_claims, withdrawal_adjudication
+from mailbot.phrase import Phrase
 from mailbot.record import board_of, color_of, profile_of
 from mailbot.store import Claim, DelayNotice, Game, Leave, LeaveExtra, Player
 from mailbot.work import Work
@@ -51,8 +52,10 @@ def request_leave(
     anchor = games[0]
     try:
         requested = leave.Leave(start, end)
-    except leave.InvalidLeaveError as exc:
-        refuse_leave(req, anchor, start, end, str(exc))
+    except leave.InvalidLeaveError:
+        reason = Phrase("leave.ends-before-start", {"start": start.isoformat(),
+                                                    "end": end.isoformat()})  # fmt: skip
+        refuse_leave(req, anchor, start, end, reason)
         return False
     decision = leave.check_request(p, taken, requested, extras, today=today)
     year = start.year
@@ -82,7 +85,7 @@ def request_leave(
 
 
 def refuse_leave(
-    req: Request, g: Game, start: datetime.date, end: datetime.date, reason: str
+    req: Request, g: Game, start: datetime.date, end: datetime.date, reason: Phrase
 ) -> None:
     """The answer to a leave request that cannot be read or granted."""
     details = _refusal(start, end, reason, None)
@@ -90,26 +93,29 @@ def refuse_leave(
 
 
 def _refusal(
-    start: datetime.date, end: datetime.date, reason: str, remaining: int | None
+    start: datetime.date, end: datetime.date, reason: Phrase, remaining: int | None
 ) -> dict[str, object]:
     return {"reason": reason, "remaining": remaining, "year": start.year}
 
 
-def _refusal_reason(decision: leave.LeaveDecision) -> str:
+def _refusal_reason(decision: leave.LeaveDecision) -> Phrase:
     refusal = decision.refusal
     if refusal is leave.LeaveRefusal.EXCEEDS_ALLOWANCE:
-        short = [b for b in decision.balances if b.short_by > 0]
-        parts = [
-            f"{b.requested} days asked for {b.year}, {b.left_before} left of {b.allowance}"
-            for b in short
-        ]
-        return "over the yearly allowance (" + "; ".join(parts) + ")"
+        balances = [
+            Phrase("leave.balance", {"requested": b.requested, "year": b.year,
+                                     "left": b.left_before, "allowance": b.allowance})
+            for b in decision.balances
+            if b.short_by > 0
+        ]  # fmt: skip
+        return Phrase("leave.over-allowance", {"balances": balances})
     if refusal is leave.LeaveRefusal.OVERLAPS:
         c = decision.conflict
-        return f"it overlaps your leave {c.start} – {c.end}" if c else "it overlaps another leave"
+        if c is None:
+            return Phrase("leave.overlaps-other")
+        return Phrase("leave.overlaps", {"start": c.start.isoformat(), "end": c.end.isoformat()})
     if refusal is leave.LeaveRefusal.RETROACTIVE:
-        return "leave must be announced before it starts (art. 44); the director may grant it"
-    return "not allowed"
+        return Phrase("leave.retroactive")
+    return Phrase("leave.not-allowed")
 
 
 def delay_notice(req: Request, g: Game) -> None:
@@ -152,10 +158,10 @@ def claim(req: Request, g: Game, rest: str, body: str) -> None:
         req.session.flush()
         req.tell(
             ev.DrawClaimed(
-                g.id, g.claims[-1].id, req.player.id, decision.reason, decision.fen or ""
+                g.id, g.claims[-1].id, req.player.id, decision.phrase, decision.fen or ""
             )
         )
-    req.tell(ev.ClaimAnswered(g.id, req.player.id, decision.status.value, decision.reason))
+    req.tell(ev.ClaimAnswered(g.id, req.player.id, decision.status.value, decision.phrase))
 
 
 def claims_due(g: Game) -> datetime.date:

@@ -445,13 +445,13 @@ def test_penalty_forfeit_overstep_award_and_a_malformed_order(make: Make) -> Non
         "Penalty OR-1/1 black 5\npenalty OR-1/1 white 7\nforfeit OR-1/2 black\n\nTom",
         day(2026, 3, 4),
     )
-    assert "- 5 penalty days added to black in OR-1/1 (art. 56)" in answer
+    assert "- 5 penalty days added to Black in OR-1/1 (art. 56)" in answer
     assert "- penalty OR-1/1 white 7: penalty: art. 56 allows 5 or 10 days" in answer
-    assert "- OR-1/2: black forfeits, 1-0" in answer
+    assert "- OR-1/2: Black forfeits, 1-0" in answer
     for key in ("walter", "bella"):
         told = mail(fed, f"{key}@example.org", "notice", game)[-1]
         assert "Decision of the tournament director" in told.message["Subject"]
-        assert "5 penalty days added to black" in text_of(told)
+        assert "5 penalty days are added to Black" in text_of(told)
         assert told.message["X-Mailbot-Time"] == "white=2; black=5"
     for address in ("carl@example.org", "bella@example.org", TD):
         (over,) = mail(fed, address, "game-over", "OR-1/2")
@@ -466,16 +466,16 @@ def test_penalty_forfeit_overstep_award_and_a_malformed_order(make: Make) -> Non
     assert to_white.message["X-Mailbot-Time"] == "white=2; black=7"
     assert "total time: White 2 days, Black 7 days" in text_of(to_white)
     answer = order(fed, "penalty OR-1/1 white 10", day(2026, 3, 7))
-    assert "10 penalty days added to white in OR-1/1" in answer
+    assert "10 penalty days added to White in OR-1/1" in answer
     send(fed, "walter", "2. Ng1-f3", day(2026, 3, 8), game)  # 1 day + 10
     to_black = fed.last("bella@example.org")
     assert to_black.message["X-Mailbot-Time"] == "white=13; black=7"
     assert "total time: White 13 days, Black 7 days" in text_of(to_black)
     # art. 56: a first overstep awarded to Black; her new count starts with move 2
     answer = order(fed, "overstep OR-1/1 black", day(2026, 3, 9))
-    assert "a first overstep awarded to black in OR-1/1 at move 1; a new count starts" in answer
+    assert "a first overstep awarded to Black in OR-1/1 at move 1; a new count starts" in answer
     for key in ("walter", "bella"):
-        assert "a first overstep awarded to black" in text_of(fed.last(f"{key}@example.org"))
+        assert "a first overstep is awarded to Black" in text_of(fed.last(f"{key}@example.org"))
     # 31 days of the new count on move 2 (9 March - 8 April): the second overstep loses
     for d in range(1, 11):
         run_sweep(fed, day(2026, 4, d, 0) + datetime.timedelta(minutes=5))
@@ -517,7 +517,7 @@ def test_an_overstep_awarded_in_e_mail_play_loses(make: Make) -> None:
     )  # fmt: skip
     send(fed, "walter", "1. d2-d4", day(2026, 3, 3), "OR-3/1")
     answer = order(fed, "overstep OR-3/1 white", day(2026, 3, 4))
-    assert "- an overstep awarded to white in OR-3/1 loses: 0-1" in answer
+    assert "- an overstep awarded to White in OR-3/1 loses: 0-1" in answer
     (over,) = mail(fed, "bella@example.org", "game-over", "OR-3/1")
     assert over.message["X-Mailbot-Result"] == "0-1"
     assert pgn_of(over).headers["Termination"] == "time forfeit"

@@ -49,7 +49,11 @@ def test_leave_dates_in_both_forms() -> None:
 
 def test_leave_without_dates_says_what_to_write() -> None:
     words = read_words("leave")
-    assert words.leave is None and words.leave_error is not None and "2026" in words.leave_error
+    assert words.leave is None and words.leave_error is not None
+    assert words.leave_error.code == "leave.no-dates"
+    assert "2026-06-01" in str(words.leave_error)
+    bad = read_words("leave 31.2.2026 3.3.2026").leave_error
+    assert bad is not None and bad.details == {"value": "31.2.2026"}
 
 
 def test_help_lists_the_words_in_the_language() -> None:

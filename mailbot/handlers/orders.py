@@ -21,6 +21,7 @@ from mailbot import director
 from mailbot import events as ev
 from mailbot.handlers.context import Context
 from mailbot.notation import read_moves
+from mailbot.phrase import Phrase
 from mailbot.store import Claim, HeldOrder, Outbox
 
 log = logging.getLogger("mailbot.desk")
@@ -84,13 +85,13 @@ def _answer_hold(ctx: Context, held: Sequence[HeldOrder], lines: Sequence[str]) 
 
 def carry_out(ctx: Context, order_lines: Sequence[str]) -> None:
     """Carry out the orders; the director gets what became of each."""
-    lines: list[str] = []
+    lines: list[Phrase] = []
     orders: list[director.Order] = []
     for line in order_lines:
         try:
             order = director.read_order(line)
         except director.OrderError as exc:
-            lines.append(f"{line}: {exc}")
+            lines.append(Phrase("order.unreadable", {"line": line, "error": exc.phrase}))
             continue
         if order is not None:
             orders.append(order)
@@ -99,8 +100,8 @@ def carry_out(ctx: Context, order_lines: Sequence[str]) -> None:
         try:
             lines.append(director.carry_out(ctx, ctx.directed, order, claim))
         except director.OrderError as exc:
-            lines.append(f"{order.verb}: not done: {exc}")
-    log.info("director %s: %s", ctx.sender, "; ".join(lines))
+            lines.append(Phrase("order.not-done", {"verb": order.verb, "error": exc.phrase}))
+    log.info("director %s: %s", ctx.sender, "; ".join(str(line) for line in lines))
     ctx.tell(ev.OrdersDone(tuple(t.id for t in ctx.directed), tuple(lines)))
 
 

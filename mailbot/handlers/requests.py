@@ -5,6 +5,7 @@ from __future__ import annotations
 from mailbot import requests
 from mailbot.handlers.context import Context
 from mailbot.intent import Word
+from mailbot.phrase import Phrase
 from mailbot.store import Player
 
 
@@ -36,8 +37,9 @@ def leave(ctx: Context) -> None:
     words = ctx.words
     if words.leave is None:
         today = ctx.inbound.internaldate.date()
-        requests.refuse_leave(req, games[0], today, today, words.leave_error or "")
-        ctx.refuse(f"leave: {words.leave_error}")
+        problem = words.leave_error or Phrase("leave.no-dates")
+        requests.refuse_leave(req, games[0], today, today, problem)
+        ctx.refuse(f"leave: {problem}")
         return
     start, end = words.leave
     if not requests.request_leave(req, start, end, games):
