@@ -12,7 +12,8 @@ for that number (Russian has three forms, Bulgarian and English two)::
     'белым в партии X-1/3 добавлено 5 штрафных дней (ст. 56)'
 
 Details named ``colour``, ``turn`` or ``*_colour`` are colours (``white``,
-``black``) and are written as the language writes them. Adding a language is
+``black``), and ``verb`` a director's order (``penalty``): both are written as
+the language writes them. Adding a language is
 one folder of templates with one ``phrases.yaml``.
 """
 
@@ -99,6 +100,8 @@ class _Formatter(string.Formatter):
             return plural(int(value), self.language, one, few, many), name
         if _COLOURISH.search(name) and value in ("white", "black"):
             return say(self.language, Phrase(f"colour.{value}")), name
+        if name == "verb" and has(self.language, f"verb.{value}"):
+            return say(self.language, Phrase(f"verb.{value}")), name
         if isinstance(value, Phrase):
             return say(self.language, value), name
         if isinstance(value, list | tuple) and all(isinstance(v, Phrase) for v in value):

@@ -29,7 +29,7 @@ from mailbot import events as ev
 from mailbot import referee
 from mailbot.gamemail import game_headers, game_subject, game_summary
 from mailbot.intent import help_words
-from mailbot.notation import write_move
+from mailbot.notation import Notation, write_move
 from mailbot.notices import Renderer
 from mailbot.outbox import UNDELIVERABLE, queue, recipients_tournaments
 from mailbot.record import (
@@ -503,13 +503,18 @@ class Notifier:
     # -- deadlines, claims, the director ---------------------------------------
 
     def _repeated(self, e: ev.Repeated) -> None:
-        """Repeat the last move to the silent player, a copy to the TD (art. 26 B)."""
+        """Repeat the last move to the silent player; the TD gets a copy (art. 26 B) in the
+        TD's own language and words."""
         g = self._game(e.game)
         silent = self._player(e.player)
         t = g.tournament
         tz = ZoneInfo(t.timezone)
         p = profile_of(t)
         opponent = g.black if silent.id == g.white_id else g.white
+        due = e.due.astimezone(tz).date()
+        days = (p.repeat_after_days or 0) + p.repeat_transit_days
+        board = board_of(g)
+        extra = {"X-Mailbot-Due": due.isoformat()}
         self._game_mail(
             g,
             template="repeat",
@@ -518,17 +523,35 @@ class Notifier:
                 "recipient": silent.name,
                 "opponent": opponent.name,
                 "line": move_line(g, len(g.moves), notation_for(silent), tz),
-                "due": e.due.astimezone(tz).date(),
-                "days": (p.repeat_after_days or 0) + p.repeat_transit_days,
+                "due": due,
+                "days": days,
             },
             to=[silent.email],
-            cc=[t.director_email] if p.repeat_copies_director else [],
             event="repeat",
-            board=board_of(g),
+            board=board,
             orientation=color_of(g, silent),
-            extra={"X-Mailbot-Due": e.due.astimezone(tz).date().isoformat()},
+            extra=extra,
         )
-
+        if not p.repeat_copies_director:
+            return
+        self._game_mail(
+            g,
+            template="repeat-copy",
+            language=t.language,
+            context={
+                "recipient": t.director_name,
+                "silent": silent.name,
+                "opponent": opponent.name,
+                "game": game_summary(g),
+                "line": move_line(g, len(g.moves), Notation(t.notation), tz),
+                "due": due,
+                "days": days,
+            },
+            to=[t.director_email],
+            event="repeat",
+            board=board,
+            extra=extra,
+        )
     def _claim_opened(self, e: ev.ClaimOpened) -> None:
         """The packet to the TD and a notice to both players."""
         g = self._game(e.game)

@@ -60,8 +60,9 @@ def test_daemon_answers_under_idle_sweeps_at_start_and_stops_on_sigterm(
             lambda: any(m.message["X-Mailbot-Event"] == "repeat" for m in fed.received(BLACK)),
             30,
         )
-        repeat = next(m for m in fed.received(BLACK) if m.message["X-Mailbot-Event"] == "repeat")
-        assert TD in repeat.recipients
+        assert wait_until(
+            lambda: any(m.message["X-Mailbot-Event"] == "repeat" for m in fed.received(TD)), 10
+        )
         # a reply arriving now is answered while the daemon waits in IDLE
         before = len(fed.received(WHITE))
         fed.write(BLACK, "1... e7-e5", datetime.datetime.now(datetime.UTC), subject="[RUN-1/1] m")

@@ -78,7 +78,11 @@ def test_repeat_at_14_days_once_with_copy_to_td(federation: Federation) -> None:
     repeats = events(federation, BLACK, "repeat")
     assert len(repeats) == 1
     repeat = repeats[0]
-    assert TD in repeat.recipients  # art. 26 B: a copy to the TD
+    # art. 26 B: a copy to the TD, in the TD's own words
+    (copy,) = events(federation, TD, "repeat")
+    assert copy.recipients == (TD,)
+    assert copy.message["X-Mailbot-Due"] == "2026-03-17"
+    assert "Bella Black has not answered the move of Walter White" in text_of(copy)
     assert repeat.message["X-Mailbot-Due"] == "2026-03-17"
     assert repeat.message["Subject"].startswith("[DL-1/1] Walter White – Bella Black: ")
     assert "1. e2-e4" in text_of(repeat)

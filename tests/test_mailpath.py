@@ -798,7 +798,7 @@ def test_a_message_is_applied_once_and_poison_is_quarantined(
     for error, sent in zip(errors, (poison, clash), strict=True):
         assert sent["Subject"] in text_of(error)
         assert SMITH in text_of(error)
-        assert "3 пъти и е преместено в папка Quarantine" in text_of(error)
+        assert "3 пъти и е преместено в папка „Quarantine“" in text_of(error)
         assert subject(error).startswith("[BG-2026-E1] ")
     # the poison neither moved nor got an answer
     assert plies(fed, 1) == ["e2e4"]
