@@ -552,6 +552,7 @@ class Notifier:
             board=board,
             extra=extra,
         )
+
     def _claim_opened(self, e: ev.ClaimOpened) -> None:
         """The packet to the TD and a notice to both players."""
         g = self._game(e.game)
