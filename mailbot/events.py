@@ -116,11 +116,13 @@ class DrawDeclined(Event):
 
 @dataclasses.dataclass(frozen=True)
 class GameEnded(Event):
-    """The game is over; ``answering`` is the player whose message ended it, if one did."""
+    """The game is over; ``answering`` is the player whose message ended it, if one did,
+    and ``first_ply`` the first ply that message played, if a move ended the game."""
 
     game: int
     end: GameEnd
     answering: int | None = None
+    first_ply: int | None = None
 
 
 # ---------------------------------------------------------------------------

@@ -76,11 +76,17 @@ def game_summary(g: Game, me: Player | None = None) -> dict[str, Any]:
 
 
 def end_game(
-    g: Game, end: game.GameEnd, now: datetime.datetime, *, answering: Player | None = None
+    g: Game,
+    end: game.GameEnd,
+    now: datetime.datetime,
+    *,
+    answering: Player | None = None,
+    first_ply: int | None = None,
 ) -> ev.GameEnded:
     """Record the end of ``g`` (the PGN goes to both players and the TD, art. 51).
 
-    ``answering`` is the player whose message ended the game, if one did.
+    ``answering`` is the player whose message ended the game, if one did;
+    ``first_ply`` the first ply of the move that ended it, if a move did.
     """
     g.result = stored_result(end.result)
     g.termination = end.termination.value
@@ -93,7 +99,7 @@ def end_game(
             claim.status = "rejected" if claim.kind != "adjudication" else "confirmed"
             claim.decided_at = now
             claim.decided_by = "game-over"
-    return ev.GameEnded(g.id, end, answering.id if answering is not None else None)
+    return ev.GameEnded(g.id, end, answering.id if answering is not None else None, first_ply)
 
 
 def claim_end(g: Game, claim: Claim) -> game.GameEnd:

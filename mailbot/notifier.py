@@ -29,9 +29,10 @@ from mailbot import events as ev
 from mailbot import referee
 from mailbot.gamemail import game_headers, game_subject, game_summary
 from mailbot.intent import help_words
-from mailbot.notation import Notation, write_move
+from mailbot.notation import Notation, write_line, write_move
 from mailbot.notices import Renderer
 from mailbot.outbox import UNDELIVERABLE, queue, recipients_tournaments
+from mailbot.phrase import Phrase
 from mailbot.record import (
     board_of,
     color_name,
@@ -354,7 +355,7 @@ class Notifier:
                 context["automatic"] = ", ".join(
                     write_pair_from(g, ply, style, upto=ply) for ply in e.automatic
                 )
-                context["conditional"] = " ".join(e.conditional)
+                context["conditional"] = _line(board, e.conditional, style)
                 context["reminders"] = [
                     referee.explain_reminder(r, language_for(mover)) for r in e.reminders
                 ]
@@ -474,8 +475,16 @@ class Notifier:
             (g.black.email, g.black.name, language_for(g.black), g.black),
             (t.director_email, t.director_name, t.language, None),
         ]
+        tz = ZoneInfo(t.timezone)
         for address, name, language, player in recipients:
             answering = e.answering is not None and player is not None and player.id == e.answering
+            style = notation_for(player) if player is not None else Notation(t.notation)
+            # the move that ended the game is carried like every other (art. 8)
+            line = (
+                move_line(g, len(g.moves), style, tz, first_ply=max(1, e.first_ply - 1))
+                if e.first_ply is not None and g.moves
+                else None
+            )
             self._game_mail(
                 g,
                 template="game-over",
@@ -492,6 +501,7 @@ class Notifier:
                     "white_total": sums.white,
                     "black_total": sums.black,
                     "pgn": text,
+                    "line": line,
                 },
                 to=[address],
                 event="game-over",
@@ -938,6 +948,14 @@ class Notifier:
             self._error_notice(t, context, extra={UNDELIVERABLE: str(row.id)}, game_id=row.game_id)
 
 
+def _line(board: chess.Board, uci: Sequence[str], style: Notation) -> str:
+    """A conditional line, from the position on ``board``, as the reader writes moves."""
+    try:
+        return write_line(board, [chess.Move.from_uci(u) for u in uci], style)
+    except (ValueError, chess.IllegalMoveError):
+        return " ".join(uci)
+
+
 def _example(board: chess.Board, player: Player) -> str:
     moves = sorted(board.legal_moves, key=lambda m: m.uci())
     if not moves:
@@ -954,8 +972,10 @@ def _last_mail_to(session: Session, g: Game, address: str) -> Outbox | None:
 
 
 def packet_context(g: Game) -> dict[str, Any]:
-    """The claim packet of art. 36: every move with its dates and days, both totals."""
+    """The claim packet of art. 36: every move (in the game's notation, in full) with its
+    dates and days, the penalties, both totals."""
     tz = ZoneInfo(g.tournament.timezone)
+    style = Notation(g.tournament.notation)
     replay = chess.Board()
     rows = []
     for m in g.moves:
@@ -965,7 +985,7 @@ def packet_context(g: Game) -> dict[str, Any]:
                 "ply": m.ply,
                 "number": (m.ply + 1) // 2,
                 "color": "white" if m.ply % 2 else "black",
-                "san": replay.san(move),
+                "move": write_move(replay, move, style),
                 "received": m.received_counted_on,
                 "sent": local_date(m.sent_at, tz),
                 "days": m.days,
@@ -975,8 +995,10 @@ def packet_context(g: Game) -> dict[str, Any]:
         replay.push(move)
     sums = totals(g)
     penalties = [
-        {"color": p.color, "days": p.days, "reason": p.reason, "ply": p.ply_at} for p in g.penalties
-    ]
+        Phrase("packet.penalty", {"colour": p.color, "days": p.days, "ply": p.ply_at,
+                                  "reason": Phrase(f"penalty-reason.{p.reason}")})
+        for p in g.penalties
+    ]  # fmt: skip
     return {
         "rows": rows,
         "white_total": sums.white,

@@ -155,7 +155,7 @@ def play(ctx: Context, judgement: referee.Judgement) -> None:
     if ctx.words.has(Word.DRAW) and done.end is None:
         g.draw_offer_by, g.draw_offer_ply = color_name(color), len(g.moves)
     if done.end is not None:
-        ctx.tell(*events, end_game(g, done.end, ctx.now, answering=mover))
+        ctx.tell(*events, end_game(g, done.end, ctx.now, answering=mover, first_ply=first_ply))
         return
     events.extend(overstep_on_move(ctx.session, g, mover, sent, ctx.now))
     if g.result is None:  # unless auto_forfeit decided it
