@@ -20,6 +20,7 @@ from mailbot import game
 from mailbot.notation import Notation, write_move
 from mailbot.record import (
     board_of,
+    control_of,
     notation_for,
     pgn_result,
     stored_result,
@@ -61,17 +62,27 @@ def game_summary(g: Game, me: Player | None = None) -> dict[str, Any]:
         move = board.pop()
         style = notation_for(me) if me is not None else Notation(g.tournament.notation)
         last = write_move(board, move, style)
+    mine = me is not None and me.id in (g.white_id, g.black_id)
+    control = None
+    if mine and g.result is None and me is not None:
+        state = control_of(g, chess.WHITE if me.id == g.white_id else chess.BLACK)
+        control = {"used": state.used_days, "limit": state.limit_days,
+                   "control_move": state.next_control_move, "left": state.days_left}  # fmt: skip
     return {
         "tag": tag_of(g),
         "white": g.white.name,
         "black": g.black.name,
         "result": pgn_result(g.result) if g.result else None,
         "ply": len(g.moves),
+        "move_number": len(g.moves) // 2 + 1,
         "turn": "white" if len(g.moves) % 2 == 0 else "black",
+        "to_move": to_move.name,
         "white_total": sums.white,
         "black_total": sums.black,
         "last": last,
         "your_move": me is not None and g.result is None and to_move.id == me.id,
+        #: The reader's own clock: days used and left to the next control.
+        "control": control,
     }
 
 

@@ -192,6 +192,10 @@ class Notifier:
         to = self._answerable(to)
         if not to:
             return None
+        if "gender" not in context:
+            # Bulgarian and Russian address a woman and a man in different words
+            reader = next((p for p in (g.white, g.black) if p.email == to[0]), None)
+            context = {**context, "gender": reader.gender if reader is not None else None}
         rendered = self.renderer.render(
             self._template(template, context),
             language,
@@ -577,6 +581,7 @@ class Notifier:
         base = {
             "kind": kind,
             "against": against.name,
+            "against_gender": against.gender,
             "against_color": "white" if against.id == g.white_id else "black",
             "due": due,
             "game": game_summary(g),
@@ -601,11 +606,12 @@ class Notifier:
             extra={"X-Mailbot-Claim": str(claim.id), "X-Mailbot-Due": due.isoformat()},
         )
         for player in (g.white, g.black):
+            audience = "you" if player.id == against.id else "opponent"
             self._game_mail(
                 g,
                 template="claim",
                 language=language_for(player),
-                context={**base, "recipient": player.name, "audience": "player"},
+                context={**base, "recipient": player.name, "audience": audience},
                 to=[player.email],
                 event=kind,
                 board=board,
@@ -702,8 +708,8 @@ class Notifier:
                 g,
                 template="leave",
                 language=language,
-                context={"kind": "opponent", "recipient": name, "player": player.name,
-                         "start": e.start, "end": e.end},
+                context={"kind": who, "recipient": name, "player": player.name,
+                         "player_gender": player.gender, "start": e.start, "end": e.end},
                 to=[address],
                 event="leave",
             )  # fmt: skip
@@ -793,6 +799,7 @@ class Notifier:
             context = {"kind": kind.value}
             if player is not None:
                 context["recipient"] = player.name
+                context["gender"] = player.gender
             if g is not None:
                 context["game"] = game_summary(g, player)
             if "games" in details:

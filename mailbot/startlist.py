@@ -100,6 +100,8 @@ class PlayerEntry:
     #: A token the player's messages must carry (in the body or as ``bot+TOKEN@``),
     #: for federations whose mail has no DMARC.
     secret: str | None = dataclasses.field(default=None, repr=False)
+    #: ``f`` or ``m``, for the Bulgarian and Russian forms of address.
+    gender: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -360,7 +362,7 @@ def _players(data: Any, special_use: bool) -> list[PlayerEntry]:
         if not isinstance(item, Mapping):
             raise StartListError(path, "must be {id: ..., name: ..., email: ...}")
         for key in item:
-            if key not in ("id", "name", "email", "language", "notation", "secret"):
+            if key not in ("id", "name", "email", "language", "notation", "secret", "gender"):
                 raise StartListError(f"{path}.{key}", "unknown key")
         if "id" not in item:
             raise StartListError(f"{path}.id", "is required")
@@ -387,7 +389,10 @@ def _players(data: Any, special_use: bool) -> list[PlayerEntry]:
                 raise StartListError(
                     f"{path}.secret", "must be 6 to 64 letters, digits, '-' or '_'"
                 )
-        players.append(PlayerEntry(key, name, email, language, notation, secret))
+        gender = None
+        if item.get("gender") is not None:
+            gender = _choice(item, "gender", f"{path}.gender", ("f", "m"))
+        players.append(PlayerEntry(key, name, email, language, notation, secret, gender))
     return players
 
 

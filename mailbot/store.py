@@ -93,6 +93,7 @@ __all__ = [
 #: Game results as stored; ``+/-`` and ``-/+`` are forfeits.
 RESULTS = ("1-0", "0-1", "1/2-1/2", "+/-", "-/+", "annulled")
 COLORS = ("white", "black")
+GENDERS = ("f", "m")
 INBOUND_STATUSES = ("new", "processed", "ignored", "rejected", "quarantined")
 OUTBOX_STATUSES = ("pending", "sent", "failed")
 CLAIM_KINDS = ("silence", "overstep", "draw", "adjudication")
@@ -213,6 +214,7 @@ class Player(Base):
     __table_args__ = (
         UniqueConstraint("tournament_id", "key"),
         UniqueConstraint("tournament_id", "email"),
+        CheckConstraint(_one_of("gender", GENDERS), name="gender"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -226,6 +228,8 @@ class Player(Base):
     notation: Mapped[str | None] = mapped_column(String(16))
     #: Per-player token for federations whose mail has no DMARC.
     secret: Mapped[str | None] = mapped_column(String(64))
+    #: ``f`` or ``m``: how Bulgarian and Russian mail addresses the player.
+    gender: Mapped[str | None] = mapped_column(String(1))
     withdrawn_at: Mapped[datetime.datetime | None]
     withdrawal_reason: Mapped[str | None] = mapped_column(Text)
     #: Whether the TD accepted the reason as valid (ICCF withdrawal rules).
@@ -751,6 +755,7 @@ def import_start_list(
             language=entry.language,
             notation=entry.notation,
             secret=entry.secret,
+            gender=entry.gender,
         )
         players[entry.id] = player
         tournament.players.append(player)

@@ -931,8 +931,12 @@ def test_draw_offers_resignation_status_help_and_mate(sqlite_url: str, federatio
     status = reply_to_message(fed, IVANOV, asked)
     assert header(status, "X-Mailbot-Event") == "status"
     assert header(status, "X-Mailbot-Game") == "BG-2026-E1/3"
-    assert "изиграни 2 полухода, на ход са белите" in text_of(status)
-    assert "Последен ход: e7-e5." in text_of(status)
+    text = text_of(status)
+    # the game in hand first: whose move, the days used and left, then the other games
+    assert text.index("[BG-2026-E1/3]") < text.index("[BG-2026-E1/1]")
+    assert "[BG-2026-E1/3] Ivan Ivanov – Pyotr Petrov: Вие сте на ход (2-и ход)." in text
+    assert "Последен ход: e7-e5." in text
+    assert "Използвали сте 4 дни от 50 до 10-и ход: остават 46 дни." in text
     assert "<table" in html_of(status)
     [offered] = mails(fed, IVANOV, "move", "BG-2026-E1/1")
     assert "John Smith предлага реми" in text_of(offered)

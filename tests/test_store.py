@@ -138,7 +138,7 @@ def test_upgrade_is_idempotent_and_reversible(db_url: str) -> None:
     assert schema_revision(db_url) is None
     upgrade(db_url)
     upgrade(db_url)
-    assert schema_revision(db_url) == "0002"
+    assert schema_revision(db_url) == "0003"
     engine = make_engine(db_url)
     try:
         with engine.begin() as connection:
@@ -173,7 +173,7 @@ def test_upgrade_from_the_first_schema_keeps_the_mail(db_url: str) -> None:
                 ],
             )
         upgrade(engine)
-        assert schema_revision(engine) == "0002"
+        assert schema_revision(engine) == "0003"
         assert schema_differences(engine) == []
         with session_factory(engine).begin() as session:
             assert len(session.scalars(select(InboundMessage)).all()) == 2

@@ -37,9 +37,11 @@ def _director_language(ctx: Context) -> str:
 
 
 def status(ctx: Context) -> None:
-    """``status``: the sender's games (or the game in hand), whose move, both clocks."""
-    if ctx.game is not None:
-        ctx.tell(ctx.answer(ev.AnswerKind.STATUS, games=[(ctx.game.id, _id(ctx.mover))]))
+    """``status``: the sender's games (the game in hand first, with its board), whose move,
+    the days used and left, both clocks."""
+    if ctx.game is not None and ctx.mover is not None:
+        others = [(g.id, p.id) for p in ctx.players for g in ctx.games_of(p) if g.id != ctx.game.id]
+        ctx.tell(ctx.answer(ev.AnswerKind.STATUS, games=[(ctx.game.id, ctx.mover.id), *others]))
         return
     me = ctx.players[0]
     games = [(g.id, p.id) for p in ctx.players for g in ctx.games_of(p)]
