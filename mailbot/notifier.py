@@ -555,6 +555,7 @@ class Notifier:
             context={
                 "recipient": t.director_name,
                 "silent": silent.name,
+                "silent_gender": silent.gender,
                 "opponent": opponent.name,
                 "game": game_summary(g),
                 "line": move_line(g, len(g.moves), Notation(t.notation), tz),
@@ -631,7 +632,8 @@ class Notifier:
         g = self._game(e.game)
         self._to_players(
             g, "notice", "notice",
-            lambda p: {"kind": "director", "decision": e.decision, "game": game_summary(g, p)},
+            lambda p: {"kind": "director", "decision": _to_you(e.decision, g, p),
+                       "game": game_summary(g, p)},
         )  # fmt: skip
 
     def _adjudication_called(self, e: ev.AdjudicationCalled) -> None:
@@ -953,6 +955,14 @@ class Notifier:
                 "error": row.last_error or "",
             }
             self._error_notice(t, context, extra={UNDELIVERABLE: str(row.id)}, game_id=row.game_id)
+
+
+def _to_you(decision: Phrase, g: Game, player: Player) -> Phrase:
+    """A decision about one colour, told to that colour's player in the second person."""
+    colour = decision.details.get("colour")
+    if colour is not None and colour == color_name(color_of(g, player)):
+        return Phrase(f"{decision.code}-you", decision.details)
+    return decision
 
 
 def _line(board: chess.Board, uci: Sequence[str], style: Notation) -> str:

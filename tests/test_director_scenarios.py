@@ -448,10 +448,12 @@ def test_penalty_forfeit_overstep_award_and_a_malformed_order(make: Make) -> Non
     assert "- 5 penalty days added to Black in OR-1/1 (art. 56)" in answer
     assert "- penalty OR-1/1 white 7: penalty: art. 56 allows 5 or 10 days" in answer
     assert "- OR-1/2: Black forfeits, 1-0" in answer
-    for key in ("walter", "bella"):
+    # the player concerned hears it in the second person, the opponent in the third
+    for key, words in (("walter", "5 penalty days are added to Black"),
+                       ("bella", "5 penalty days are added to your time")):  # fmt: skip
         told = mail(fed, f"{key}@example.org", "notice", game)[-1]
         assert "Decision of the tournament director" in told.message["Subject"]
-        assert "5 penalty days are added to Black" in text_of(told)
+        assert words in text_of(told)
         assert told.message["X-Mailbot-Time"] == "white=2; black=5"
     for address in ("carl@example.org", "bella@example.org", TD):
         (over,) = mail(fed, address, "game-over", "OR-1/2")
@@ -474,8 +476,8 @@ def test_penalty_forfeit_overstep_award_and_a_malformed_order(make: Make) -> Non
     # art. 56: a first overstep awarded to Black; her new count starts with move 2
     answer = order(fed, "overstep OR-1/1 black", day(2026, 3, 9))
     assert "a first overstep awarded to Black in OR-1/1 at move 1; a new count starts" in answer
-    for key in ("walter", "bella"):
-        assert "a first overstep is awarded to Black" in text_of(fed.last(f"{key}@example.org"))
+    assert "a first overstep is awarded to Black" in text_of(fed.last("walter@example.org"))
+    assert "a first overstep is awarded to you at move 1" in text_of(fed.last("bella@example.org"))
     # 31 days of the new count on move 2 (9 March - 8 April): the second overstep loses
     for d in range(1, 11):
         run_sweep(fed, day(2026, 4, d, 0) + datetime.timedelta(minutes=5))
