@@ -36,7 +36,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from mailbot import director, handlers, trust
 from mailbot import events as ev
 from mailbot.addresses import normal_address
-from mailbot.handlers import answers, orders
+from mailbot.handlers import answers, digest, orders
 from mailbot.handlers import requests as handler_requests
 from mailbot.handlers.context import Context, Limits
 from mailbot.inbox import Fetched
@@ -454,6 +454,10 @@ class Desk:
         if ctx.players and ctx.words.has(Word.LEAVE):
             if not answers.secret_missing(ctx, ctx.players[0]):
                 handler_requests.leave(ctx)
+            return
+        if ctx.players and ctx.words.has(Word.DIGEST):
+            if not answers.secret_missing(ctx, ctx.players[0]):
+                digest.digest(ctx)
             return
         g, tag_problem = self._which_game(ctx)
         if g is None:

@@ -36,7 +36,9 @@ __all__ = [
     "ClaimAnswered",
     "ClaimOpened",
     "DelayNoted",
+    "DigestDue",
     "DirectorDecided",
+    "DirectorDigest",
     "DrawClaimed",
     "DrawDeclined",
     "DrawOffered",
@@ -81,6 +83,8 @@ class MovePlayed(Event):
     reminders: tuple[referee.Reminder, ...] = ()
     #: The mover's own conditional line still standing, in UCI.
     conditional: tuple[str, ...] = ()
+    #: What the mover wrote beside the move (a greeting, a comment), for the opponent.
+    said: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -242,6 +246,23 @@ class ExtraLeave(Event):
 
 
 @dataclasses.dataclass(frozen=True)
+class DigestDue(Event):
+    """A player's daily digest (``digest on``): all the games of ``players`` (the rows
+    of one address), and the opponents' moves that arrived after ``since``."""
+
+    players: tuple[int, ...]
+    since: datetime.datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class DirectorDigest(Event):
+    """The director's weekly digest of ``tournament`` (``director_digest: true``)."""
+
+    tournament: int
+    since: datetime.datetime
+
+
+@dataclasses.dataclass(frozen=True)
 class DelayNoted(Event):
     """Art. 25: the player will answer later; both players are told."""
 
@@ -290,6 +311,8 @@ class AnswerKind(enum.Enum):
     NO_MOVE = "no-move"
     NO_DRAW_OFFER = "no-draw-offer"
     ADJUDICATION_PENDING = "adjudication-pending"
+    #: ``digest on|off`` done, or (a bare ``digest``) how it stands.
+    DIGEST = "digest"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,7 +14,7 @@ adjudication, a withdrawal). Each end is a :class:`GameEnd`::
     Move.from_uci('g2g4')
     Move.from_uci('d8h4')
     >>> end = end_after_move(board)
-    >>> end.result, end.termination.value, end.reason
+    >>> end.result.value, end.termination.value, end.reason
     ('0-1', 'checkmate', 'Black wins by checkmate')
 
 Nothing here does I/O or reads the clock: the functions take a position, the
@@ -32,10 +32,11 @@ import chess
 
 from mailbot.phrase import Phrase
 from mailbot.profile import Profile, WithdrawalPolicy
+from mailbot.result import BOARD_RESULTS, Result
 
-#: The results of the PGN standard: a win, a loss, a draw, and ``*`` for a
-#: game without a result (here: an annulled game).
-RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+#: The results a game can end with (a forfeit keeps ``1-0``/``0-1``: its
+#: termination tells it was not played out).
+RESULTS = (*BOARD_RESULTS, Result.ANNULLED)
 
 #: Positions with at most this many pieces (kings included) and no castling
 #: rights are in the tablebases (003 part 1 art. 1a, 11b).
@@ -116,21 +117,21 @@ def _colour(color: chess.Color) -> str:
     return "white" if color == chess.WHITE else "black"
 
 
-def _win(color: chess.Color) -> str:
-    return "1-0" if color == chess.WHITE else "0-1"
+def _win(color: chess.Color) -> Result:
+    return Result.WHITE_WINS if color == chess.WHITE else Result.BLACK_WINS
 
 
 @dataclasses.dataclass(frozen=True)
 class GameEnd:
     """The result of a game and why.
 
-    ``result`` is a PGN result: ``1-0``, ``0-1``, ``1/2-1/2``, or ``*`` for an
-    annulled game. A loss by forfeit keeps ``1-0``/``0-1``; the
-    ``termination`` tells it was not played out. ``reason`` is a sentence
-    for the players and the TD.
+    ``result`` is ``1-0``, ``0-1``, ``1/2-1/2`` or ``annulled`` (a
+    :class:`~mailbot.result.Result`; its text is taken too). A loss by forfeit
+    keeps ``1-0``/``0-1``; the ``termination`` tells it was not played out.
+    ``reason`` is a sentence for the players and the TD.
 
     >>> end = resign(chess.WHITE)
-    >>> end.result, end.winner == chess.BLACK, end.reason
+    >>> end.result.value, end.winner == chess.BLACK, end.reason
     ('0-1', True, 'White resigns')
     >>> GameEnd("1-0", Termination.STALEMATE, chess.WHITE, "?")
     Traceback (most recent call last):
@@ -138,23 +139,26 @@ class GameEnd:
     mailbot.game.GameEndError: stalemate ends a game in a draw, not 1-0
     """
 
-    result: str
+    result: Result
     termination: Termination
     winner: chess.Color | None
     reason: str
 
     def __post_init__(self) -> None:
         if self.result not in RESULTS:
-            raise GameEndError(f"unknown result {self.result!r}: use one of {', '.join(RESULTS)}")
-        expected: chess.Color | None = {"1-0": chess.WHITE, "0-1": chess.BLACK}.get(self.result)
+            raise GameEndError(
+                f"unknown result {self.result!r}: use one of {', '.join(r.value for r in RESULTS)}"
+            )
+        object.__setattr__(self, "result", Result(self.result))
+        expected = self.result.winner
         if self.winner != expected:
             raise GameEndError(f"result {self.result} does not match the winner {self.winner!r}")
         term = self.termination
         if term is Termination.ANNULLED:
-            if self.result != "*":
+            if self.result is not Result.ANNULLED:
                 raise GameEndError(f"an annulled game has no result, not {self.result}")
-        elif self.result == "*":
-            raise GameEndError(f"{term.value} needs a result, not *")
+        elif self.result is Result.ANNULLED:
+            raise GameEndError(f"{term.value} needs a result, not annulled")
         elif term in _DECISIVE and expected is None:
             raise GameEndError(f"{term.value} ends a game with a win, not {self.result}")
         elif term in _DRAWN and expected is not None:
@@ -166,11 +170,7 @@ class GameEnd:
         >>> agree_draw().score(chess.BLACK)
         0.5
         """
-        if self.result == "*":
-            return None
-        if self.winner is None:
-            return 0.5
-        return 1.0 if self.winner == color else 0.0
+        return self.result.score(color)
 
 
 def end_after_move(board: chess.Board) -> GameEnd | None:
@@ -192,14 +192,14 @@ def end_after_move(board: chess.Board) -> GameEnd | None:
         )
     if board.is_stalemate():
         return GameEnd(
-            "1/2-1/2",
+            Result.DRAW,
             Termination.STALEMATE,
             None,
             f"draw by stalemate: {_name(board.turn)} has no legal move and is not in check",
         )
     if board.is_insufficient_material():
         return GameEnd(
-            "1/2-1/2",
+            Result.DRAW,
             Termination.INSUFFICIENT_MATERIAL,
             None,
             "draw: neither player has the material to checkmate",
@@ -211,7 +211,7 @@ def resign(color: chess.Color) -> GameEnd:
     """``color`` resigns; the opponent wins.
 
     >>> resign(chess.BLACK).result
-    '1-0'
+    <Result.WHITE_WINS: '1-0'>
     """
     return GameEnd(_win(not color), Termination.RESIGNATION, not color, f"{_name(color)} resigns")
 
@@ -220,9 +220,9 @@ def agree_draw() -> GameEnd:
     """Both players agree to a draw.
 
     >>> agree_draw().result
-    '1/2-1/2'
+    <Result.DRAW: '1/2-1/2'>
     """
-    return GameEnd("1/2-1/2", Termination.DRAW_AGREED, None, "draw agreed")
+    return GameEnd(Result.DRAW, Termination.DRAW_AGREED, None, "draw agreed")
 
 
 def forfeit(loser: chess.Color, termination: Termination, reason: str) -> GameEnd:
@@ -231,7 +231,7 @@ def forfeit(loser: chess.Color, termination: Termination, reason: str) -> GameEn
     ``termination`` is one of TIME_FORFEIT, SILENCE, FORFEIT or WITHDRAWAL.
 
     >>> forfeit(chess.WHITE, Termination.SILENCE, "no move for 41 days").result
-    '0-1'
+    <Result.BLACK_WINS: '0-1'>
     >>> forfeit(chess.WHITE, Termination.RESIGNATION, "?")
     Traceback (most recent call last):
     ...
@@ -248,7 +248,7 @@ def annul(reason: str) -> GameEnd:
     >>> annul("the player withdrew before making a move").score(chess.WHITE) is None
     True
     """
-    return GameEnd("*", Termination.ANNULLED, None, reason)
+    return GameEnd(Result.ANNULLED, Termination.ANNULLED, None, reason)
 
 
 def adjudicate(
@@ -262,10 +262,10 @@ def adjudicate(
     """
     if termination not in _DECIDED:
         raise GameEndError(f"{termination.value} is not decided by adjudication")
-    if result not in RESULTS[:3]:
+    if result not in BOARD_RESULTS:
         raise GameEndError(f"an adjudication needs a result (1-0, 0-1, 1/2-1/2), not {result!r}")
-    winner: chess.Color | None = {"1-0": chess.WHITE, "0-1": chess.BLACK}.get(result)
-    return GameEnd(result, termination, winner, reason or f"adjudicated {result}")
+    decided = Result(result)
+    return GameEnd(decided, termination, decided.winner, reason or f"adjudicated {decided}")
 
 
 # Draw offers ---------------------------------------------------------------
@@ -543,7 +543,7 @@ def claim_draw(
 
 
 def _granted(ground: Termination, reason: str, move: chess.Move | None = None) -> ClaimDecision:
-    end = GameEnd("1/2-1/2", ground, None, reason)
+    end = GameEnd(Result.DRAW, ground, None, reason)
     return ClaimDecision(ClaimStatus.GRANTED, reason, ground=ground, end=end, move=move)
 
 
@@ -616,7 +616,7 @@ def settle_adjudication(white_claim: str | None, black_claim: str | None) -> str
     True
     """
     for claim in (white_claim, black_claim):
-        if claim is not None and claim not in RESULTS[:3]:
+        if claim is not None and claim not in BOARD_RESULTS:
             raise GameEndError(f"an adjudication claim is 1-0, 0-1 or 1/2-1/2, not {claim!r}")
     if white_claim is not None and white_claim == black_claim:
         return white_claim

@@ -23,7 +23,6 @@ from mailbot.record import (
     control_of,
     notation_for,
     pgn_result,
-    stored_result,
     tag_of,
     totals,
 )
@@ -99,7 +98,7 @@ def end_game(
     ``answering`` is the player whose message ended the game, if one did;
     ``first_ply`` the first ply of the move that ended it, if a move did.
     """
-    g.result = stored_result(end.result)
+    g.result = end.result.value
     g.termination = end.termination.value
     g.ended_at = now
     g.draw_offer_by = None

@@ -141,7 +141,9 @@ class Mailbox:
         s = self.settings
         where = f"IMAP {s.host}:{s.port}"
         try:
-            context = ssl.create_default_context()
+            # a context loads the system's certificates: only when TLS is used
+            secure = security_mode(s.security) != "none"
+            context = ssl.create_default_context() if secure else None
             client = IMAPClient(
                 s.host,
                 port=s.port,

@@ -19,6 +19,7 @@ import enum
 import re
 
 from mailbot.leave import parse_date
+from mailbot.notation import read_moves
 from mailbot.phrase import Phrase
 
 
@@ -36,6 +37,7 @@ class Word(enum.Enum):
     HELP = "help"
     CONFIRM = "confirm"
     REJECT = "reject"
+    DIGEST = "digest"
 
 
 #: The words in each language, as the ``help`` answer lists them. The first
@@ -70,6 +72,11 @@ VOCABULARY: dict[Word, dict[str, tuple[str, ...]]] = {
         "en": ("leave",),
         "bg": ("отпуск",),
         "ru": ("отпуск",),
+    },
+    Word.DIGEST: {
+        "en": ("digest",),
+        "bg": ("обобщение",),
+        "ru": ("сводка",),
     },
     Word.DELAY: {
         "en": ("delay",),
@@ -132,12 +139,14 @@ class Words:
     """The commands of one message.
 
     ``leave`` holds the dates of a ``leave`` command, ``leave_error`` why they
-    could not be read.
+    could not be read; ``digest`` is True for ``digest on``, False for
+    ``digest off`` and None for a bare ``digest`` (which asks how it stands).
     """
 
     commands: tuple[Command, ...]
     leave: tuple[datetime.date, datetime.date] | None = None
     leave_error: Phrase | None = None
+    digest: bool | None = None
 
     def has(self, word: Word) -> bool:
         """Whether the message carries ``word``.
@@ -150,6 +159,14 @@ class Words:
     def get(self, word: Word) -> Command | None:
         """The first command ``word`` of the message, if any."""
         return next((c for c in self.commands if c.word is word), None)
+
+
+#: What follows ``digest`` to turn it on or off, in each language.
+_DIGEST_SWITCH = {
+    **dict.fromkeys(("on", "вкл", "включи", "включено", "включить", "да", "yes"), True),
+    **dict.fromkeys(("off", "изкл", "изключи", "изключено", "выкл", "выключить",
+                     "отключить", "не", "нет", "no"), False),
+}  # fmt: skip
 
 
 def _match_word(text: str) -> tuple[Word, str] | None:
@@ -195,6 +212,8 @@ def read_words(body: str) -> Words:
             if word is Word.LEAVE and not _LEAVE_DATES.search(rest) and rest:
                 # "leave" as an ordinary English word, not a leave request
                 continue
+            if word is Word.DIGEST and rest and _switch(rest) is None:
+                continue  # "digest" as an ordinary word ("I need to digest this")
             found.append(Command(word, line, rest))
     leave: tuple[datetime.date, datetime.date] | None = None
     error: Phrase | None = None
@@ -211,7 +230,18 @@ def read_words(body: str) -> Words:
                     error = error or Phrase("leave.bad-date", {"value": text})
             if error is None:
                 leave = (parse_date(match.group(1)), parse_date(match.group(2)))
-    return Words(tuple(found), leave, error)
+    digest = next((_switch(c.rest) for c in found if c.word is Word.DIGEST), None)
+    return Words(tuple(found), leave, error, digest)
+
+
+def _switch(rest: str) -> bool | None:
+    """``on`` or ``off`` after ``digest``, in any of the three languages.
+
+    >>> _switch("on"), _switch("ИЗКЛ."), _switch("this later")
+    (True, False, None)
+    """
+    first = rest.casefold().split()
+    return _DIGEST_SWITCH.get(first[0].strip(".,;:!?")) if first else None
 
 
 def help_words(language: str) -> list[tuple[Word, tuple[str, ...]]]:
@@ -221,3 +251,34 @@ def help_words(language: str) -> list[tuple[Word, tuple[str, ...]]]:
     (<Word.DRAW: 'draw'>, ('реми', 'предлагам реми'))
     """
     return [(w, langs.get(language, langs["en"])) for w, langs in VOCABULARY.items()]
+
+
+_RE_NUMBER = re.compile(r"(?:^|\s)\d{1,3}\s*(?:\.{1,3}|…)\s*(?=$|\s)")
+#: The longest text forwarded with a move.
+SAID = 2000
+
+
+def said(body: str) -> str:
+    """What a player wrote beside the move and the words: the text for the opponent.
+
+    The moves (with their numbers) and lines of command words are left out; quotes
+    and signatures are gone already (they are not in a letter's body).
+
+    >>> said("Здравейте,\\n\\n12. Оf1-c4 Кg8-f6\\n\\nПоздрави,\\nИван")
+    'Здравейте,\\n\\nПоздрави,\\nИван'
+    >>> said("23. Дd1-d4 draw")
+    ''
+    """
+    kept: list[str] = []
+    for line in body.splitlines():
+        if read_words(line).commands:
+            continue
+        for reading in sorted(read_moves(line), key=lambda r: r.span[0], reverse=True):
+            start, end = reading.span
+            line = line[:start] + " " + line[end:]
+        line = _RE_NUMBER.sub(" ", line).strip()
+        if line or (kept and kept[-1]):
+            kept.append(line if sum(c.isalpha() for c in line) >= 2 else "")
+    text = "\n".join(kept).strip()
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text[:SAID]

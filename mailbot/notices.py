@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import importlib.resources
 import re
 from collections.abc import Mapping, Sequence
@@ -84,6 +85,9 @@ class Rendered:
     what: str
     text: str
     html: str
+    #: The text without the board, and the board in HTML ("" without one).
+    body: str = ""
+    diagram: str = ""
 
 
 @jinja2.pass_context
@@ -92,23 +96,31 @@ def _say(context: jinja2.runtime.Context, phrase: Phrase) -> str:
     return catalogue.say(str(context.get("language", "en")), phrase)
 
 
+@functools.cache
+def _environment(folder: str) -> jinja2.Environment:
+    """One Jinja2 environment per folder: it keeps each template compiled, so that a
+    new :class:`Renderer` (one per pass of the daemon) does not compile them again."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(folder),
+        undefined=jinja2.StrictUndefined,
+        autoescape=jinja2.select_autoescape(["html"]),
+        keep_trailing_newline=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["d"] = short_date
+    env.filters["date"] = long_date
+    env.globals["plural"] = plural
+    env.globals["say"] = _say
+    return env
+
+
 class Renderer:
     """Renders the templates of one folder."""
 
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = folder or template_dir()
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(self.folder)),
-            undefined=jinja2.StrictUndefined,
-            autoescape=jinja2.select_autoescape(["html"]),
-            keep_trailing_newline=False,
-            trim_blocks=True,
-            lstrip_blocks=True,
-        )
-        self.env.filters["d"] = short_date
-        self.env.filters["date"] = long_date
-        self.env.globals["plural"] = plural
-        self.env.globals["say"] = _say
+        self.env = _environment(str(self.folder))
 
     def has(self, name: str, language: str) -> bool:
         return (self.folder / language / f"{name}.txt").exists()
@@ -146,4 +158,61 @@ class Renderer:
         layout = self.env.get_template("layout.html")
         paragraphs: Sequence[str] = [p for p in body.split("\n\n") if p.strip()]
         html = layout.render(language=language, title=what, paragraphs=paragraphs, diagram=diagram)
-        return Rendered(what, text, html)
+        return Rendered(what, text, html, body, diagram)
+
+    def combine(self, language: str, what: str, parts: Sequence[tuple[str, Rendered]]) -> Rendered:
+        r"""One message of several, each under its heading; the greeting they share
+        (their first line) is written once, and so is a text several parts share.
+
+        >>> r = Renderer()
+        >>> one = Rendered("A", "Dear Ann,\n\nfirst.\n", "", "Dear Ann,\n\nfirst.\n")
+        >>> two = Rendered("B", "Dear Ann,\n\nsecond.\n", "", "Dear Ann,\n\nsecond.\n")
+        >>> print(r.combine("en", "News", [("X/1", one), ("X/2", two), ("X/3", two)]).text)
+        Dear Ann,
+        <BLANKLINE>
+        == X/1 ==
+        first.
+        <BLANKLINE>
+        == X/2 ==
+        == X/3 ==
+        second.
+        <BLANKLINE>
+        """
+        firsts = {p.body.partition("\n")[0] for _, p in parts}
+        greeting = firsts.pop() if len(firsts) == 1 else ""
+
+        def rest(text: str) -> str:
+            return (text.partition("\n")[2] if greeting else text).strip("\n")
+
+        # parts with the same text (and no board) are written once, under all their headings
+        sections: list[dict[str, Any]] = []
+        for heading, p in parts:
+            same = next(
+                (x for x in sections if not p.diagram and not x["diagram"]
+                 and x["text"] == rest(p.text)),
+                None,
+            )  # fmt: skip
+            if same is not None:
+                same["headings"].append(heading)
+                continue
+            sections.append(
+                {
+                    "headings": [heading],
+                    "text": rest(p.text),
+                    "paragraphs": [q for q in rest(p.body).split("\n\n") if q.strip()],
+                    "diagram": p.diagram,
+                }
+            )
+        text = f"{greeting}\n\n" if greeting else ""
+        text += "\n\n".join(
+            "".join(f"== {h} ==\n" for h in x["headings"]) + x["text"] for x in sections
+        )
+        layout = self.env.get_template("layout.html")
+        html = layout.render(
+            language=language,
+            title=what,
+            paragraphs=[greeting] if greeting else [],
+            diagram="",
+            sections=sections,
+        )
+        return Rendered(what, text + "\n", html, text + "\n", "")

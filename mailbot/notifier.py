@@ -27,10 +27,12 @@ from sqlalchemy.orm import Session
 
 from mailbot import events as ev
 from mailbot import referee
+from mailbot.catalogue import say
+from mailbot.digest import director_digest, games_of, opponent_moves_since, words_of
 from mailbot.gamemail import game_headers, game_subject, game_summary
 from mailbot.intent import help_words
 from mailbot.notation import Notation, write_line, write_move
-from mailbot.notices import Renderer
+from mailbot.notices import Rendered, Renderer
 from mailbot.outbox import UNDELIVERABLE, queue, recipients_tournaments
 from mailbot.phrase import Phrase
 from mailbot.record import (
@@ -45,6 +47,7 @@ from mailbot.record import (
     notation_for,
     pgn_result,
     profile_of,
+    tag_of,
     totals,
     write_pair_from,
 )
@@ -63,6 +66,31 @@ class Origin:
     inbound_id: int | None = None
     #: Whether the bot may still answer the sender today (asked once, when needed).
     may_answer: Callable[[], bool] = lambda: True
+
+
+@dataclasses.dataclass
+class _Draft:
+    """A message composed but not queued yet: the mail of one ``tell`` to one recipient
+    about several games is sent as one (see :meth:`Notifier.tell`)."""
+
+    to: list[str]
+    subject: str
+    rendered: Rendered
+    language: str
+    event: str
+    headers: dict[str, str]
+    cc: Sequence[str] = ()
+    game: Game | None = None
+    #: Called with the row once it is queued.
+    queued: Callable[[Outbox], None] | None = None
+
+    @property
+    def batchable(self) -> bool:
+        """Mail about one game that the recipient does not answer in its own thread
+        (a claim's or a held order's notice is decided by replying to it)."""
+        return self.game is not None and not any(
+            h in self.headers for h in ("X-Mailbot-Claim", "X-Mailbot-Held", UNDELIVERABLE)
+        )
 
 
 #: The messages with one template per kind.
@@ -116,6 +144,8 @@ class Notifier:
             ev.LeaveEnded: self._leave_ended,
             ev.ExtraLeave: self._extra_leave,
             ev.DelayNoted: self._delay_noted,
+            ev.DigestDue: self._digest_due,
+            ev.DirectorDigest: self._director_digest,
             ev.ClaimAnswered: self._claim_answered,
             ev.AdjudicationClaimed: self._adjudication_claimed,
             ev.Answer: self._answer,
@@ -130,9 +160,77 @@ class Notifier:
         self.queued: list[Outbox] = []
 
     def tell(self, *events: ev.Event) -> None:
-        """Queue the mail the events mean."""
+        """Queue the mail the events mean.
+
+        What the events of one call say to one recipient about several games (a
+        leave over eight games, a withdrawal, the end of the event) goes as one
+        message with a part per game, not a message per game.
+        """
+        self._drafts = []
         for event in events:
             self._handlers[type(event)](event)
+        drafts, self._drafts = self._drafts, []
+        groups: dict[tuple[object, ...], list[_Draft]] = {}
+        for d in drafts:
+            key: tuple[object, ...] = (
+                (tuple(d.to), tuple(d.cc), d.event, d.language) if d.batchable else (id(d),)
+            )
+            groups.setdefault(key, []).append(d)
+        for group in groups.values():
+            if len({id(d.game) for d in group}) > 1:
+                self._queue(self._batch(group))
+            else:
+                for d in group:
+                    self._queue(d)
+
+    def _queue(self, d: _Draft) -> None:
+        row = queue(
+            self.session,
+            sender=self.sender,
+            to=d.to,
+            cc=d.cc,
+            subject=d.subject,
+            text=d.rendered.text,
+            html=d.rendered.html,
+            event=d.event,
+            now=self.now,
+            headers=d.headers,
+            game_id=d.game.id if d.game is not None else None,
+            inbound_id=self._inbound(),
+        )
+        self.queued.append(row)
+        if d.queued is not None:
+            d.queued(row)
+
+    def _batch(self, group: Sequence[_Draft]) -> _Draft:
+        """One message for the drafts of ``group`` (one recipient, several games)."""
+        first = group[0]
+        language = first.language
+        whats = {d.rendered.what for d in group}
+        # the parts say what happened in each game when that differs
+        parts = [(_heading(d, with_what=len(whats) > 1), d.rendered) for d in group]
+        count = say(language, Phrase("batch.games", {"n": len(group)}))
+        what = f"{whats.pop()} ({count})" if len(whats) == 1 else count
+        tournaments = [d.game.tournament for d in group if d.game is not None]
+        index = one_index(tournaments)
+        # what every part says alike stays (the reply's thread, a due date); what
+        # names one game (its tag, moves, times, result) goes with the parts
+        headers = {
+            k: v
+            for k, v in first.headers.items()
+            if k not in _PER_GAME and all(d.headers.get(k) == v for d in group)
+        }
+        return _Draft(
+            to=first.to,
+            cc=first.cc,
+            subject=f"[{index}] {what}" if index else what,
+            rendered=self.renderer.combine(language, what, parts),
+            language=language,
+            event=first.event,
+            headers=headers,
+        )
+
+    _drafts: list[_Draft]
 
     def tell_all(self, events: Iterable[ev.Event]) -> None:
         self.tell(*events)
@@ -183,15 +281,15 @@ class Notifier:
         orientation: chess.Color = chess.WHITE,
         extra: dict[str, str] | None = None,
         reply: bool = False,
-    ) -> Outbox | None:
-        """Render and queue one message about ``g``.
+    ) -> None:
+        """Render one message about ``g``, to be queued at the end of :meth:`tell`.
 
         A ``reply`` answers the origin message (its thread); any other message
         continues the recipient's thread of the game.
         """
         to = self._answerable(to)
         if not to:
-            return None
+            return
         if "gender" not in context:
             # Bulgarian and Russian address a woman and a man in different words
             reader = next((p for p in (g.white, g.black) if p.email == to[0]), None)
@@ -216,22 +314,18 @@ class Notifier:
             if thread is not None:
                 headers["In-Reply-To"] = f"<{thread.message_id}>"
                 headers["References"] = f"<{thread.message_id}>"
-        row = queue(
-            self.session,
-            sender=self.sender,
-            to=to,
-            cc=cc,
-            subject=game_subject(g, rendered.what),
-            text=rendered.text,
-            html=rendered.html,
-            event=event,
-            now=self.now,
-            headers=headers,
-            game_id=g.id,
-            inbound_id=self._inbound(),
+        self._drafts.append(
+            _Draft(
+                to=list(to),
+                cc=cc,
+                subject=game_subject(g, rendered.what),
+                rendered=rendered,
+                language=language,
+                event=event,
+                headers=headers,
+                game=g,
+            )
         )
-        self.queued.append(row)
-        return row
 
     def _mail(
         self,
@@ -244,12 +338,13 @@ class Notifier:
         index: str | None = None,
         reply: bool = False,
         extra: dict[str, str] | None = None,
-        game_id: int | None = None,
-    ) -> Outbox | None:
-        """Render and queue one message about no single game (``[INDEX] what``)."""
+        queued: Callable[[Outbox], None] | None = None,
+    ) -> None:
+        """Render one message about no single game (``[INDEX] what``); ``queued`` is
+        called with its row once it is queued."""
         to = self._answerable(to)
         if not to:
-            return None
+            return
         rendered = self.renderer.render(self._template(template, context), language, context)
         origin = self.origin
         replying = reply and origin is not None
@@ -262,21 +357,16 @@ class Notifier:
             refs = [f"<{r}>" for r in origin.references if r != origin.message_id]
             headers["In-Reply-To"] = f"<{origin.message_id}>"
             headers["References"] = " ".join([*refs[-10:], f"<{origin.message_id}>"])
-        row = queue(
-            self.session,
-            sender=self.sender,
-            to=to,
+        draft = _Draft(
+            to=list(to),
             subject=f"[{index}] {rendered.what}" if index else rendered.what,
-            text=rendered.text,
-            html=rendered.html,
+            rendered=rendered,
+            language=language,
             event=event,
-            now=self.now,
             headers=headers,
-            game_id=game_id,
-            inbound_id=self._inbound(),
+            queued=queued,
         )
-        self.queued.append(row)
-        return row
+        self._drafts.append(draft)
 
     def _director_notice(
         self,
@@ -332,6 +422,8 @@ class Notifier:
         board = board_of(g)
         last = len(g.moves)
         for recipient, reply in ((opponent, False), (mover, True)):
+            if recipient is opponent and opponent.digest:
+                continue  # the move goes in the opponent's daily digest
             style = notation_for(recipient)
             line = move_line(g, last, style, tz, first_ply=max(1, e.first_ply - 1))
             context: dict[str, Any] = {
@@ -353,6 +445,7 @@ class Notifier:
                 }
             if recipient is opponent:
                 context["example"] = _example(board, opponent) if board.turn != color else ""
+                context["said"] = e.said
                 template = event = "move"
             else:
                 template = event = "move-accepted"
@@ -753,6 +846,58 @@ class Notifier:
                 reply=recipient is player,
             )  # fmt: skip
 
+    def _digest_due(self, e: ev.DigestDue) -> None:
+        """A player's daily digest: every game in play, the opponents' moves since the
+        last one (with their art. 8 lines and what the opponents wrote)."""
+        players = [self._player(i) for i in e.players]
+        if not players:
+            return
+        me = players[0]
+        games: list[dict[str, Any]] = []
+        for player in players:
+            tz = ZoneInfo(player.tournament.timezone)
+            style = notation_for(player)
+            for g in games_of(self.session, player):
+                news = opponent_moves_since(g, player, e.since)
+                if g.result is not None and not news:
+                    continue
+                opponent = g.black if player.id == g.white_id else g.white
+                summary = game_summary(g, player)
+                summary["opponent"] = opponent.name
+                summary["opponent_gender"] = opponent.gender
+                summary["line"] = (
+                    move_line(g, news[-1].ply, style, tz, first_ply=news[0].ply) if news else None
+                )
+                summary["draw_offer"] = g.draw_offer_by == color_name(color_of(g, opponent))
+                summary["said"] = [w for w in (words_of(m) for m in news) if w]
+                games.append(summary)
+        if not any(x["line"] for x in games):
+            return  # nothing new: no digest today
+        # the games with news first, the player's move first among them
+        games.sort(key=lambda x: (x["line"] is None, not x["your_move"]))
+        tz = ZoneInfo(me.tournament.timezone)
+        self._mail(
+            template="digest",
+            language=language_for(me),
+            context={"recipient": me.name, "gender": me.gender, "games": games,
+                     "today": self.now.astimezone(tz).date()},
+            to=[me.email],
+            event="digest",
+            index=one_index([p.tournament for p in players]),
+        )  # fmt: skip
+
+    def _director_digest(self, e: ev.DirectorDigest) -> None:
+        """The director's weekly view of the event: what needs watching."""
+        t = self._tournaments([e.tournament])[0]
+        self._mail(
+            template="director-digest",
+            language=t.language,
+            context={"recipient": t.director_name, **director_digest(t, e.since, self.now)},
+            to=[t.director_email],
+            event="digest",
+            index=t.index,
+        )
+
     def _claim_answered(self, e: ev.ClaimAnswered) -> None:
         g = self._game(e.game)
         player = self._player(e.player)
@@ -862,11 +1007,12 @@ class Notifier:
         kind: str,
         lapses: datetime.datetime | None,
         extra: dict[str, str] | None,
-    ) -> Outbox | None:
+        queued: Callable[[Outbox], None] | None = None,
+    ) -> None:
         directed = self._tournaments(e.tournaments)
         t = directed[0]
         tz = ZoneInfo(t.timezone)
-        return self._mail(
+        self._mail(
             template="notice",
             language=t.language,
             context={
@@ -881,14 +1027,20 @@ class Notifier:
             event="notice",
             index=one_index(directed),
             extra=extra,
+            queued=queued,
         )
 
     def _orders_held(self, e: ev.OrdersHeld) -> None:
-        challenge = self._hold_notice(e, "order-held", e.lapses, {"X-Mailbot-Held": str(e.held)})
         held = self.session.get(HeldOrder, e.held)
-        if challenge is not None and held is not None:
-            self.session.flush()
-            held.outbox_id = challenge.id
+
+        def challenged(row: Outbox) -> None:
+            # the director's reply to this challenge confirms or rejects the orders
+            if held is not None:
+                self.session.flush()
+                held.outbox_id = row.id
+
+        extra = {"X-Mailbot-Held": str(e.held)}
+        self._hold_notice(e, "order-held", e.lapses, extra, challenged)
 
     def _orders_cancelled(self, e: ev.OrdersCancelled) -> None:
         self._hold_notice(e, "order-cancelled", None, None)
@@ -899,23 +1051,19 @@ class Notifier:
     ) -> None:  # fmt: skip
         """A ``notice`` about the bot's own trouble (event ``error``) to ``t``'s director."""
         rendered = self.renderer.render(self._template("notice", context), t.language, context)
-        self.queued.append(
-            queue(
-                self.session,
-                sender=self.sender,
+        self._drafts.append(
+            _Draft(
                 to=[t.director_email],
                 subject=f"[{t.index}] {rendered.what}",
-                text=rendered.text,
-                html=rendered.html,
+                rendered=rendered,
+                language=t.language,
                 event="error",
-                now=self.now,
                 headers={
                     "Auto-Submitted": "auto-generated",
                     "X-Mailbot-Event": "error",
                     **(extra or {}),
                 },
-                game_id=game_id,
-                inbound_id=self._inbound(),
+                game=self.session.get(Game, game_id) if game_id is not None else None,
             )
         )
 
@@ -955,6 +1103,21 @@ class Notifier:
                 "error": row.last_error or "",
             }
             self._error_notice(t, context, extra={UNDELIVERABLE: str(row.id)}, game_id=row.game_id)
+
+
+#: Headers that name one game: a message about several has none of them.
+_PER_GAME = frozenset(
+    {"X-Mailbot-Game", "X-Mailbot-Ply", "X-Mailbot-Move", "X-Mailbot-Time", "X-Mailbot-Result",
+     "X-Mailbot-Penalty", "X-Mailbot-Claim"}
+)  # fmt: skip
+
+
+def _heading(d: _Draft, *, with_what: bool) -> str:
+    """A part's heading in a message about several games: the game (and what happened)."""
+    g = d.game
+    assert g is not None
+    heading = f"[{tag_of(g)}] {g.white.name} – {g.black.name}"
+    return f"{heading}: {d.rendered.what}" if with_what else heading
 
 
 def _to_you(decision: Phrase, g: Game, player: Player) -> Phrase:

@@ -66,7 +66,11 @@ from collections.abc import Iterable, Mapping, Sequence
 import chess
 import chess.pgn
 
-from mailbot.game import RESULTS, Termination
+from mailbot.game import Termination
+
+#: The results of the PGN standard; ``*`` is a game without one (unfinished or, with
+#: its ``Termination`` tag saying so, annulled).
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 
 
 class PgnExportError(ValueError):

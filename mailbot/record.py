@@ -18,6 +18,7 @@ from mailbot import clock, game, pgn
 from mailbot.leave import Leave as LeavePeriod
 from mailbot.notation import Notation, write_move
 from mailbot.profile import DayCounting, Profile, profile
+from mailbot.result import Result
 from mailbot.store import Game, Player, Tournament
 
 
@@ -214,14 +215,14 @@ def days_for(
     return clock.move_days(p, received, sent, leaves, tz), received_counted(p, received, tz)
 
 
-def stored_result(result: str) -> str:
-    """The store's spelling of a PGN result (an annulled game is ``annulled``)."""
-    return "annulled" if result == "*" else result
-
-
 def pgn_result(result: str | None) -> str:
-    """The PGN spelling of a stored result: ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``."""
-    return {"+/-": "1-0", "-/+": "0-1"}.get(result or "*", result or "*").replace("annulled", "*")
+    """The PGN ``Result`` of a stored result: ``*`` for a game without one (unfinished,
+    or annulled).
+
+    >>> pgn_result("-/+"), pgn_result(None), pgn_result("annulled")
+    ('0-1', '*', '*')
+    """
+    return Result(result).pgn if result else "*"
 
 
 def write_pair_from(g: Game, first_ply: int, style: Notation, upto: int | None = None) -> str:
@@ -283,3 +284,40 @@ def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
 
 def export_pgn(g: Game, end: game.GameEnd | None = None) -> str:
     return pgn.export(pgn_record(g, end))
+
+
+def silent_since(g: Game) -> datetime.datetime:
+    """The instant the player to move received the move they must answer."""
+
+    if g.moves:
+        last = g.moves[-1]
+        return last.forwarded_at or last.sent_at
+    t = g.tournament
+    return clock.first_move_receipt(profile_of(t), t.start, ZoneInfo(t.timezone))
+
+
+@dataclasses.dataclass(frozen=True)
+class Waiting:
+    """Whose move it is in a game, and what their deadlines are computed from."""
+
+    player: Player
+    color: chess.Color
+    #: The instant they received the move they must answer (:func:`silent_since`).
+    since: datetime.datetime
+    leaves: tuple[LeavePeriod, ...]
+    profile: Profile
+    tz: ZoneInfo
+
+
+def waiting(g: Game) -> Waiting:
+    """The player to move in ``g`` (the one whose silence the deadlines measure)."""
+    t = g.tournament
+    player = g.white if len(g.moves) % 2 == 0 else g.black
+    return Waiting(
+        player,
+        color_of(g, player),
+        silent_since(g),
+        player_leaves(player, g),
+        profile_of(t),
+        ZoneInfo(t.timezone),
+    )

@@ -147,11 +147,7 @@ def standings_of(session: Session, index: str) -> str:
     t = session.scalars(select(Tournament).where(Tournament.index == index)).first()
     if t is None:
         raise UnknownGameError(f"no tournament {index}")
-    results = {"1-0": "1-0", "0-1": "0-1", "+/-": "1-0", "-/+": "0-1", "1/2-1/2": "1/2-1/2"}
-    games = [
-        (g.white.key, g.black.key, "*" if g.result == "annulled" else results.get(g.result or ""))
-        for g in t.games
-    ]
+    games = [(g.white.key, g.black.key, g.result) for g in t.games]
     table = crosstable([(p.key, p.name) for p in t.players], games)
     finished = sum(1 for g in t.games if g.result)
     head = f"{t.index}  {t.name}: {finished} of {len(t.games)} games finished\n\n"

@@ -50,11 +50,18 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import chess
 
-#: Results a game or a board can have; ``'*'`` is an annulled game.
-RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+from mailbot.result import Result
 
-#: The score of the first-named side for each finished result.
-_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+#: Results a game or a board can have (``None`` is an unfinished one).
+RESULTS = tuple(Result)
+
+
+def _score(result: Result) -> float:
+    """The score of the first-named side (White) for a finished, counted result."""
+    score = result.score(chess.WHITE)
+    assert score is not None
+    return score
+
 
 #: What a crosstable cell shows, from the row player's side.
 _MARK = {1.0: "1", 0.5: "½", 0.0: "0"}
@@ -69,7 +76,8 @@ class StandingsError(ValueError):
 
 
 class UnknownResultError(StandingsError):
-    """A result other than ``'1-0'``, ``'0-1'``, ``'1/2-1/2'``, ``'*'`` or ``None``."""
+    """A result other than a :class:`~mailbot.result.Result` (``'1-0'``, ``'annulled'``...)
+    or ``None``."""
 
 
 class UnknownEntrantError(StandingsError):
@@ -109,12 +117,14 @@ def format_points(value: float) -> str:
     return f"{whole}{fraction}"
 
 
-def _check_result(result: str | None) -> str | None:
-    if result is not None and result not in RESULTS:
+def _check_result(result: str | None) -> Result | None:
+    if result is None:
+        return None
+    if result not in RESULTS:
         raise UnknownResultError(
-            f"unknown result {result!r}: write 1-0, 0-1, 1/2-1/2, * (annulled) or nothing"
+            f"unknown result {result!r}: write 1-0, 0-1, 1/2-1/2, +/-, -/+, annulled or nothing"
         )
-    return result
+    return Result(result)
 
 
 def _entrants(entries: Iterable[tuple[str, str]], what: str) -> list[tuple[str, str]]:
@@ -242,14 +252,14 @@ def crosstable(
     ``(white_id, black_id, result)``. Annulled games (``'*'``) count for
     nothing; unfinished ones (``None``) are counted only as unfinished.
 
-    >>> t = crosstable([("a", "A"), ("b", "B")], [("a", "b", "1-0"), ("b", "a", "*")])
+    >>> t = crosstable([("a", "A"), ("b", "B")], [("a", "b", "1-0"), ("b", "a", "annulled")])
     >>> t.cycles, t.row("a").against("b"), t.row("b").against("a")
     (2, ('1', '*'), ('0', '*'))
     """
     entrants = _entrants(players, "player")
     names = dict(entrants)
     order = [key for key, _ in entrants]
-    checked: list[tuple[str, str, str | None]] = []
+    checked: list[tuple[str, str, Result | None]] = []
     for white, black, result in games:
         for key in (white, black):
             if key not in names:
@@ -272,10 +282,10 @@ def crosstable(
             if result is None:
                 unfinished[me] += 1
                 mark.append(UNFINISHED_MARK)
-            elif result == "*":
+            elif result is Result.ANNULLED:
                 mark.append(ANNULLED_MARK)
             else:
-                score = _SCORE[result] if mine else 1.0 - _SCORE[result]
+                score = _score(result) if mine else 1.0 - _score(result)
                 points[me] += score
                 played[me] += 1
                 wins[me] += score == 1.0
@@ -365,7 +375,8 @@ class Match:
 
     home: str
     away: str
-    boards: tuple[str | None, ...]
+    #: Each board's result (its text is taken too); None for an unfinished board.
+    boards: tuple[Result | str | None, ...]
     home_has_white: bool = True
 
     def __post_init__(self) -> None:
@@ -388,10 +399,10 @@ class Match:
         The colours follow 004 art. 20; the results are turned to the home
         team's side.
 
-        >>> Match.from_games("sof", "var", ["1-0", "1-0"]).boards
-        ('1-0', '0-1')
-        >>> Match.from_games("sof", "var", ["1-0", "1-0"], home_has_white=False).boards
-        ('0-1', '1-0')
+        >>> [str(b) for b in Match.from_games("sof", "var", ["1-0", "1-0"]).boards]
+        ['1-0', '0-1']
+        >>> [str(b) for b in Match.from_games("sof", "var", ["1-0", "1-0"], False).boards]
+        ['0-1', '1-0']
         """
         colours = board_colours(home_has_white, len(games))
         boards = tuple(
@@ -414,14 +425,17 @@ class Match:
     def board_points(self, team: str) -> tuple[float, ...]:
         """The points of ``team`` on each board; unfinished and annulled boards give 0.
 
-        >>> Match("sof", "var", ("1-0", "1/2-1/2", "*")).board_points("var")
+        >>> Match("sof", "var", ("1-0", "1/2-1/2", "annulled")).board_points("var")
         (0.0, 0.5, 0.0)
         """
         home = team == self.home
         if not home and team != self.away:
             raise UnknownEntrantError(f"{team!r} does not play {self.home} - {self.away}")
         return tuple(
-            (_SCORE[r] if home else 1.0 - _SCORE[r]) if r in _SCORE else 0.0 for r in self.boards
+            (_score(Result(r)) if home else 1.0 - _score(Result(r)))
+            if r is not None and r != Result.ANNULLED
+            else 0.0
+            for r in self.boards
         )
 
     def score(self) -> tuple[float, float]:
@@ -438,8 +452,17 @@ class Match:
         return 2 if ours > theirs else 1 if ours == theirs else 0
 
 
-def _flip(result: str | None) -> str | None:
-    return {"1-0": "0-1", "0-1": "1-0"}.get(result, result) if result is not None else None
+def _flip(result: Result | None) -> Result | None:
+    """The result seen from the other side."""
+    return _FLIPPED.get(result, result) if result is not None else None
+
+
+_FLIPPED = {
+    Result.WHITE_WINS: Result.BLACK_WINS,
+    Result.BLACK_WINS: Result.WHITE_WINS,
+    Result.WHITE_WINS_BY_FORFEIT: Result.BLACK_WINS_BY_FORFEIT,
+    Result.BLACK_WINS_BY_FORFEIT: Result.WHITE_WINS_BY_FORFEIT,
+}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -63,6 +63,8 @@ _KEYS = {
     "language",
     "notation",
     "conditional_moves",
+    "forward_messages",
+    "director_digest",
     "director",
     "players",
     "games",
@@ -134,6 +136,10 @@ class StartList:
     director: Director
     players: tuple[PlayerEntry, ...]
     games: tuple[Pairing, ...]
+    #: The words a player writes beside a move reach the opponent (CONTRACT.md).
+    forward_messages: bool = True
+    #: The TD gets a weekly digest of the event.
+    director_digest: bool = False
 
     def player(self, id: str) -> PlayerEntry:
         """The player with the start-list key ``id`` (KeyError if there is none)."""
@@ -225,9 +231,9 @@ def start_list_from_mapping(
 
     language = _choice(data, "language", "language", LANGUAGES, default="en")
     notation = _choice(data, "notation", "notation", NOTATIONS, default="en")
-    conditional_moves = data.get("conditional_moves", False)
-    if not isinstance(conditional_moves, bool):
-        raise StartListError("conditional_moves", "must be true or false")
+    conditional_moves = _flag(data, "conditional_moves", False)
+    forward_messages = _flag(data, "forward_messages", True)
+    director_digest = _flag(data, "director_digest", False)
 
     director = _director(data.get("director"), special_use)
     players = _players(data.get("players"), special_use)
@@ -244,10 +250,19 @@ def start_list_from_mapping(
         language=language,
         notation=notation,
         conditional_moves=conditional_moves,
+        forward_messages=forward_messages,
+        director_digest=director_digest,
         director=director,
         players=tuple(players),
         games=tuple(games),
     )
+
+
+def _flag(data: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise StartListError(key, "must be true or false")
+    return value
 
 
 def normalise_email(path: str, address: Any, special_use: bool = False) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime
 import importlib.util
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,7 @@ from sqlalchemy.orm import (
 )
 from sqlalchemy.types import TypeDecorator
 
+from mailbot.result import Colour, Result
 from mailbot.startlist import StartList
 
 __all__ = [
@@ -91,8 +93,8 @@ __all__ = [
 ]
 
 #: Game results as stored; ``+/-`` and ``-/+`` are forfeits.
-RESULTS = ("1-0", "0-1", "1/2-1/2", "+/-", "-/+", "annulled")
-COLORS = ("white", "black")
+RESULTS = tuple(r.value for r in Result)
+COLORS = tuple(c.value for c in Colour)
 GENDERS = ("f", "m")
 INBOUND_STATUSES = ("new", "processed", "ignored", "rejected", "quarantined")
 OUTBOX_STATUSES = ("pending", "sent", "failed")
@@ -192,6 +194,10 @@ class Tournament(Base):
     language: Mapped[str] = mapped_column(String(8))
     notation: Mapped[str] = mapped_column(String(16))
     conditional_moves: Mapped[bool]
+    #: Words a player writes beside a move reach the opponent.
+    forward_messages: Mapped[bool] = mapped_column(default=True)
+    #: The TD gets a weekly digest of the event.
+    director_digest: Mapped[bool] = mapped_column(default=False)
     director_name: Mapped[str] = mapped_column(String(200))
     director_email: Mapped[str] = mapped_column(String(320))
     created_at: Mapped[datetime.datetime]
@@ -230,6 +236,10 @@ class Player(Base):
     secret: Mapped[str | None] = mapped_column(String(64))
     #: ``f`` or ``m``: how Bulgarian and Russian mail addresses the player.
     gender: Mapped[str | None] = mapped_column(String(1))
+    #: One daily mail with all the player's games instead of a mail per move.
+    digest: Mapped[bool] = mapped_column(default=False)
+    #: When the last digest went out.
+    digest_sent_at: Mapped[datetime.datetime | None]
     withdrawn_at: Mapped[datetime.datetime | None]
     withdrawal_reason: Mapped[str | None] = mapped_column(Text)
     #: Whether the TD accepted the reason as valid (ICCF withdrawal rules).
@@ -698,10 +708,45 @@ def upgrade(url: str | URL | Engine, revision: str = "head") -> None:
     """Create or upgrade the schema to ``revision`` (Alembic); idempotent."""
     from alembic import command
 
+    _migrate(url, lambda config: command.upgrade(config, revision))
+
+
+def downgrade(url: str | URL | Engine, revision: str) -> None:
+    """Take the schema back to ``revision`` (Alembic), keeping what the columns left hold."""
+    from alembic import command
+
+    _migrate(url, lambda config: command.downgrade(config, revision))
+
+
+class MigrationError(RuntimeError):
+    """A migration would leave rows pointing at rows that do not exist."""
+
+
+def _migrate(url: str | URL | Engine, step: Callable[[Any], None]) -> None:
+    """Run one Alembic step in one transaction.
+
+    SQLite changes a table by copying it to a new one (Alembic's batch mode):
+    with foreign keys enforced, dropping the old table would fail, or delete
+    the rows that point at it. So they are off while the step runs (SQLite
+    ignores the pragma inside a transaction), checked before the commit, and
+    on again afterwards.
+    """
     engine = url if isinstance(url, Engine) else make_engine(url)
     try:
-        with engine.begin() as connection:
-            command.upgrade(alembic_config(connection), revision)
+        with engine.connect() as connection:
+            sqlite = connection.dialect.name == "sqlite"
+            if sqlite:
+                connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+                connection.commit()
+            try:
+                with connection.begin():
+                    step(alembic_config(connection))
+                    if sqlite and connection.exec_driver_sql("PRAGMA foreign_key_check").first():
+                        raise MigrationError("the migration left rows without their parents")
+            finally:
+                if sqlite:
+                    connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                    connection.commit()
     finally:
         if engine is not url:
             engine.dispose()
@@ -742,6 +787,8 @@ def import_start_list(
         language=start_list.language,
         notation=start_list.notation,
         conditional_moves=start_list.conditional_moves,
+        forward_messages=start_list.forward_messages,
+        director_digest=start_list.director_digest,
         director_name=start_list.director.name,
         director_email=start_list.director.email,
         created_at=now,

@@ -25,7 +25,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot import clock, game
+from mailbot import clock, digest, game
 from mailbot import events as ev
 from mailbot.gamemail import (
     claim_end,
@@ -42,8 +42,8 @@ from mailbot.record import (
     color_of,
     control_of,
     history,
-    player_leaves,
     profile_of,
+    waiting,
 )
 from mailbot.store import Claim, Game, Notice, Player, Tournament
 from mailbot.work import Work
@@ -97,16 +97,6 @@ def record_notice(
     return notice
 
 
-def silent_since(g: Game) -> datetime.datetime:
-    """The instant the player to move received the move they must answer."""
-
-    if g.moves:
-        last = g.moves[-1]
-        return last.forwarded_at or last.sent_at
-    t = g.tournament
-    return clock.first_move_receipt(profile_of(t), t.start, ZoneInfo(t.timezone))
-
-
 def sweep(
     sessions: sessionmaker[Session],
     sender: str,
@@ -138,7 +128,22 @@ def sweep(
             work = Work(session, now)
             counts.update(_sweep_tournament(work, t))
             Notifier(session, sender, now, renderer=renderer).tell(*work.events)
+    with sessions() as session, session.begin():
+        work = Work(session, now)
+        counts.update(_sweep_digests(work))
+        Notifier(session, sender, now, renderer=renderer).tell(*work.events)
     return SweepReport(dict(counts))
+
+
+def _sweep_digests(work: Work) -> list[str]:
+    """The players' daily digests that are due (one per address and local day)."""
+    found: list[str] = []
+    for players, event in digest.due_digests(work.session, work.now):
+        for p in players:
+            p.digest_sent_at = work.now
+        work.tell(event)
+        found.append("digest")
+    return found
 
 
 def play_stops_at(g: Game) -> datetime.datetime:
@@ -168,14 +173,9 @@ def _sweep_game(work: Work, g: Game) -> list[str]:
     def fell_due(due: datetime.datetime) -> bool:
         return due <= now and due < stop
 
-    t = g.tournament
-    p = profile_of(t)
-    tz = ZoneInfo(t.timezone)
     ply = len(g.moves)
-    silent = g.white if ply % 2 == 0 else g.black
-    color = color_of(g, silent)
-    since = silent_since(g)
-    leaves = player_leaves(silent, g)
+    w = waiting(g)
+    silent, color, since, leaves, p, tz = w.player, w.color, w.since, w.leaves, w.profile, w.tz
     found: list[str] = []
 
     def add(kind: str, events: list[ev.Event]) -> None:
@@ -391,6 +391,8 @@ def _sweep_tournament(work: Work, t: Tournament) -> list[str]:
             for g in games:
                 if record_notice(session, g, player, "leave-end", str(lv.id), None, now):
                     add("leave-end", [ev.LeaveEnded(g.id, player.id, lv.start, lv.end)])
+    if t.director_digest:
+        found.extend(_director_digest(work, t))
     for g in t.games:
         # art. 48, 52 note 1: a withdrawn player's game went to the arbiter before the end
         withdrawal = withdrawal_adjudication(g)
@@ -414,6 +416,25 @@ def _sweep_tournament(work: Work, t: Tournament) -> list[str]:
             ):
                 add("adjudication-packet", settle_adjudication_claims(session, g, now))
     return found
+
+
+def _director_digest(work: Work, t: Tournament) -> list[str]:
+    """The director's weekly digest: once an ISO week, from the event's start to its end."""
+    tz = ZoneInfo(t.timezone)
+    today = work.now.astimezone(tz).date()
+    if today < t.start or today > (t.extended_to or t.end) + datetime.timedelta(days=7):
+        return []
+    year, week, _ = today.isocalendar()
+    kind = "director-digest"
+    ledger = select(Notice).where(Notice.tournament_id == t.id, Notice.kind == kind)
+    last = work.session.scalars(ledger.order_by(Notice.created_at.desc())).first()
+    key = f"{t.index} {year}-W{week:02d}"  # the ledger is unique across tournaments
+    if last is not None and last.key == key:
+        return []
+    since = last.created_at if last is not None else clock.day_start(t.start, tz)
+    work.session.add(Notice(tournament_id=t.id, kind=kind, key=key, created_at=work.now))
+    work.tell(ev.DirectorDigest(t.id, since))
+    return [kind]
 
 
 def overstep_on_move(

@@ -2,14 +2,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import doctest
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-import mailbot.config
 from mailbot.config import (
     ConfigError,
     Security,
@@ -56,10 +54,6 @@ def changed(path: str, value: Any) -> dict[str, Any]:
     else:
         node[last] = value
     return data
-
-
-def test_doctests() -> None:
-    assert doctest.testmod(mailbot.config).failed == 0
 
 
 def test_example_file_is_valid() -> None:

@@ -33,6 +33,9 @@ from mailbot.config import config_from_mapping
 from mailbot.startlist import parse_start_list
 from mailbot.store import import_start_list
 
+#: The module's fixture is costly: its tests run in one worker under pytest-xdist.
+pytestmark = pytest.mark.xdist_group("corpus-mailpath")
+
 CORPUS = pathlib.Path(__file__).parent / "corpus"
 EXPECTED: dict[str, dict[str, Any]] = yaml.safe_load(
     (CORPUS / "expected.yaml").read_text(encoding="utf-8")

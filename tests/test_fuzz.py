@@ -23,6 +23,9 @@ from hypothesis import strategies as st
 
 from mailbot.desk import Outcome
 
+#: The module's fixture is costly: its tests run in one worker under pytest-xdist.
+pytestmark = pytest.mark.xdist_group("fuzz")
+
 SENDERS = [
     WHITE,
     BLACK,

@@ -337,7 +337,7 @@ def test_forfeits_annulment_and_adjudication() -> None:
     with pytest.raises(GameEndError):
         forfeit(chess.BLACK, Termination.CHECKMATE, "?")
     annulled = annul("withdrawn")
-    assert (annulled.result, annulled.score(chess.WHITE)) == ("*", None)
+    assert (annulled.result, annulled.score(chess.WHITE)) == ("annulled", None)
     assert adjudicate("0-1").winner == chess.BLACK
     assert adjudicate("1/2-1/2", termination=Termination.TABLEBASE).termination.value == "tablebase"
     with pytest.raises(GameEndError):
@@ -424,7 +424,7 @@ def test_iccf_valid_reason_with_fewer_moves_means_annulment() -> None:
     games = [PlayerGame("E/1", chess.WHITE, 50), PlayerGame("E/2", chess.BLACK, 49)]
     decisions = decide_withdrawal(games, WithdrawalPolicy.ICCF, valid_reason=True)
     assert {d.outcome for d in decisions} == {WithdrawalOutcome.ANNULLED}
-    assert all(d.end is not None and d.end.result == "*" for d in decisions)
+    assert all(d.end is not None and d.end.result == "annulled" for d in decisions)
 
 
 @pytest.mark.parametrize("policy", list(WithdrawalPolicy))

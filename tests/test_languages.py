@@ -27,6 +27,7 @@ from mailbot.game import GameEnd, Termination
 from mailbot.notices import template_dir
 from mailbot.notifier import Notifier, Origin
 from mailbot.phrase import Phrase
+from mailbot.result import Result
 from mailbot.store import Claim, Game, HeldOrder, InboundMessage, Outbox, Player
 
 LANGUAGES = ("en", "bg", "ru")
@@ -49,8 +50,8 @@ games:
   - {{white: bob, black: cid}}
 """
 #: Words that may stand in any language's mail: names, tags, the notation of moves.
-ALLOWED = {"Ann", "Able", "Bob", "Bold", "Cid", "Cole", "Tom", "Director", "LX", "INDEX",
-           "ICCF", "FEN", "PGN", "SB", "UTC"}  # fmt: skip
+ALLOWED = {"Languages", "cup", "Ann", "Able", "Bob", "Bold", "Cid", "Cole", "Tom", "Director",
+           "LX", "INDEX", "ICCF", "FEN", "PGN", "SB", "UTC"}  # fmt: skip
 TEMPLATES = template_dir()
 
 
@@ -123,12 +124,14 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
         (ev.OrdersCancelled((1,), ("forfeit LX-1/1 black",), TD, due), False),
         (ev.Quarantined(inbound.id, (1,)), False),
         (ev.Undeliverable(row.id, (1,)), False),
+        (ev.DigestDue((bob,), None), False),
+        (ev.DirectorDigest(1, at(1)), False),
     ]  # fmt: skip
     for kind in ev.AnswerKind:
         details: dict[str, object] = {"sender": "eve@example.net", "tag": "LX-1/9",
                                       "example": "e2-e4", "line": None, "opponent": "Bob Bold",
                                       "verbs": ["forfeit"], "received": "1.3.2026 10:00",
-                                      "subject": "x"}  # fmt: skip
+                                      "subject": "x", "on": True, "changed": True}  # fmt: skip
         if kind in (ev.AnswerKind.STATUS, ev.AnswerKind.WHICH_GAME, ev.AnswerKind.UNKNOWN_GAME):
             details["games"] = [(g1, ann), (g2, ann)]
         for player in (ann, bob, cid):
@@ -140,7 +143,7 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
 def _ending(termination: Termination) -> GameEnd:
     """A game end of each kind, drawn where the kind allows it, else won by White."""
     if termination is Termination.ANNULLED:
-        return GameEnd("*", termination, None, "")
+        return GameEnd(Result.ANNULLED, termination, None, "")
     try:
         return GameEnd("1/2-1/2", termination, None, "")
     except ValueError:
@@ -219,6 +222,14 @@ def tell_every_event(world: Bench, renderer: object = None) -> None:
             if renderer is not None:
                 notifier.renderer = renderer  # type: ignore[assignment]
             notifier.tell(event)
+    # what happens to one reader in several games at once is one message
+    with world.sessions.begin() as session:
+        games = list(session.scalars(select(Game).order_by(Game.number)))
+        ann = games[0].white
+        day = datetime.date(2026, 3, 20)
+        notifier = Notifier(session, f"Federation <{BOT}>", at(4))
+        notifier.tell(*(ev.LeaveEnded(g.id, ann.id, day, day) for g in games[:2]))
+        assert len([r for r in notifier.queued if ann.email in r.to_addrs]) == 1
 
 
 def test_every_message_is_wholly_in_its_readers_language(world: Bench) -> None:

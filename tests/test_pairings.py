@@ -1,14 +1,12 @@
 from __future__ import annotations
 
 import collections
-import doctest
 import itertools
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mailbot.pairings
 from mailbot.pairings import PairingError, berger_table, round_robin
 
 # FIDE Handbook C.05, Annex 1 (Berger tables), (white, black) by board.
@@ -33,10 +31,6 @@ FIDE_8 = [
     [(8, 7), (1, 6), (2, 5), (3, 4)],
     [(4, 8), (5, 3), (6, 2), (7, 1)],
 ]
-
-
-def test_doctests() -> None:
-    assert doctest.testmod(mailbot.pairings).failed == 0
 
 
 @pytest.mark.parametrize(("n", "table"), [(4, FIDE_4), (6, FIDE_6), (8, FIDE_8)])

@@ -3,14 +3,12 @@ from __future__ import annotations
 import collections
 import dataclasses
 import datetime
-import doctest
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-import mailbot.startlist
 from mailbot.profile import DayCounting
 from mailbot.startlist import (
     StartListError,
@@ -45,10 +43,6 @@ def example(**changes: Any) -> dict[str, Any]:
 
 def players(n: int) -> list[dict[str, str]]:
     return [{"id": f"p{i}", "name": f"Player {i}", "email": f"p{i}@example.org"} for i in range(n)]
-
-
-def test_doctests() -> None:
-    assert doctest.testmod(mailbot.startlist).failed == 0
 
 
 def test_contract_example() -> None:

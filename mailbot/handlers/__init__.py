@@ -15,6 +15,7 @@ module                  handles
 ``draw``                draw offers: ``draw``, ``accept``, ``decline``
 ``resign``              ``resign``
 ``requests``            ``delay``, ``claim``, ``leave``
+``digest``              ``digest on|off``: one daily mail instead of a mail per move
 ``orders``              the director's orders, held orders, others' orders
 ======================  ===========================================
 """

@@ -19,7 +19,7 @@ from mailbot import referee
 from mailbot.gamemail import end_game
 from mailbot.handlers import answers, draw
 from mailbot.handlers.context import Context
-from mailbot.intent import Word
+from mailbot.intent import Word, said
 from mailbot.letters import Letter
 from mailbot.notation import write_move
 from mailbot.play import Ply, walk
@@ -159,11 +159,13 @@ def play(ctx: Context, judgement: referee.Judgement) -> None:
         return
     events.extend(overstep_on_move(ctx.session, g, mover, sent, ctx.now))
     if g.result is None:  # unless auto_forfeit decided it
-        events.append(_played(g, mover, first_ply, judgement))
+        events.append(_played(g, mover, first_ply, judgement, ctx.letter.body))
     ctx.tell(*events)
 
 
-def _played(g: Game, mover: Player, first_ply: int, j: referee.Judgement) -> ev.MovePlayed:
+def _played(
+    g: Game, mover: Player, first_ply: int, j: referee.Judgement, body: str
+) -> ev.MovePlayed:
     color = color_name(color_of(g, mover))
     mine = tuple(g.pending_conditional or []) if g.pending_conditional_by == color else ()
     return ev.MovePlayed(
@@ -174,6 +176,7 @@ def _played(g: Game, mover: Player, first_ply: int, j: referee.Judgement) -> ev.
         draw_offered=g.draw_offer_by == color,
         reminders=j.reminders,
         conditional=mine,
+        said=said(body) if g.tournament.forward_messages else "",
     )
 
 
