@@ -78,7 +78,9 @@ __all__ = [
     "Outbox",
     "Penalty",
     "Player",
+    "PlayerAddress",
     "ReplyCount",
+    "Team",
     "Tournament",
     "UTCDateTime",
     "alembic_config",
@@ -208,9 +210,35 @@ class Tournament(Base):
     games: Mapped[list[Game]] = relationship(
         back_populates="tournament", order_by="Game.number", cascade="all, delete-orphan"
     )
+    teams: Mapped[list[Team]] = relationship(
+        back_populates="tournament", order_by="Team.id", cascade="all, delete-orphan"
+    )
 
     def __repr__(self) -> str:
         return f"<Tournament {self.index}>"
+
+
+class Team(Base):
+    """A team of a team event (004 art. 19-23); its players carry the board order."""
+
+    __tablename__ = "teams"
+    __table_args__ = (UniqueConstraint("tournament_id", "key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(200))
+    captain_name: Mapped[str | None] = mapped_column(String(200))
+    #: The captain is copied on the TD's notices about the team's games (art. 26).
+    captain_email: Mapped[str | None] = mapped_column(String(320))
+
+    tournament: Mapped[Tournament] = relationship(back_populates="teams")
+    players: Mapped[list[Player]] = relationship(
+        back_populates="team", order_by="Player.board", foreign_keys="Player.team_id"
+    )
+
+    def __repr__(self) -> str:
+        return f"<Team {self.key}>"
 
 
 class Player(Base):
@@ -244,14 +272,52 @@ class Player(Base):
     withdrawal_reason: Mapped[str | None] = mapped_column(Text)
     #: Whether the TD accepted the reason as valid (ICCF withdrawal rules).
     withdrawal_valid: Mapped[bool | None]
+    #: ISO 3166 alpha-3, shown on the site and in the PGN.
+    country: Mapped[str | None] = mapped_column(String(3))
+    rating: Mapped[int | None]
+    team_id: Mapped[int | None] = mapped_column(
+        ForeignKey("teams.id", ondelete="SET NULL"), index=True
+    )
+    #: Place in the team's board order (1 = first board); substitutes come after the boards.
+    board: Mapped[int | None]
+    #: Who took over this player's games (003 part 1 art. 9).
+    replaced_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("players.id", ondelete="SET NULL")
+    )
 
     tournament: Mapped[Tournament] = relationship(back_populates="players")
+    team: Mapped[Team | None] = relationship(back_populates="players", foreign_keys=[team_id])
+    addresses: Mapped[list[PlayerAddress]] = relationship(
+        back_populates="player", order_by="PlayerAddress.id", cascade="all, delete-orphan"
+    )
     leaves: Mapped[list[Leave]] = relationship(
         back_populates="player", order_by="Leave.start", cascade="all, delete-orphan"
     )
 
     def __repr__(self) -> str:
         return f"<Player {self.key} <{self.email}>>"
+
+    def writes_from(self, address: str) -> bool:
+        """Whether mail from ``address`` (normalised) is this player's.
+
+        >>> p = Player(email="ivan@example.org", addresses=[PlayerAddress(email="i@home.example")])
+        >>> p.writes_from("i@home.example"), p.writes_from("x@example.org")
+        (True, False)
+        """
+        return address == self.email or any(a.email == address for a in self.addresses)
+
+
+class PlayerAddress(Base):
+    """Another address a player may write from; mail still goes to ``Player.email``."""
+
+    __tablename__ = "player_addresses"
+    __table_args__ = (UniqueConstraint("player_id", "email"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    email: Mapped[str] = mapped_column(String(320), index=True)
+
+    player: Mapped[Player] = relationship(back_populates="addresses")
 
 
 class Game(Base):
