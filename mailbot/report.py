@@ -24,7 +24,15 @@ from mailbot.record import (
     tag_of,
     totals,
 )
-from mailbot.standings import crosstable, render_crosstable
+from mailbot.standings import (
+    Crosstable,
+    Match,
+    TeamTable,
+    crosstable,
+    render_crosstable,
+    render_team_table,
+    team_table,
+)
 from mailbot.store import Game, Tournament
 
 
@@ -142,13 +150,57 @@ def pgn_of(session: Session, target: str) -> str:
     return "\n".join(export_pgn(g) + "\n" for g in t.games)
 
 
-def standings_of(session: Session, index: str) -> str:
-    """The crosstable of tournament ``index`` in the tournament's language."""
+def tournament_of(session: Session, index: str) -> Tournament:
+    """The tournament ``index``; :class:`UnknownGameError` if there is none."""
     t = session.scalars(select(Tournament).where(Tournament.index == index)).first()
     if t is None:
         raise UnknownGameError(f"no tournament {index}")
+    return t
+
+
+def crosstable_of(t: Tournament) -> Crosstable:
+    """The crosstable of a tournament's players (those replaced are left out)."""
     games = [(g.white.key, g.black.key, g.result) for g in t.games]
-    table = crosstable([(p.key, p.name) for p in t.players], games)
+    players = [(p.key, p.name) for p in t.players if p.replaced_by_id is None]
+    return crosstable(players, games)
+
+
+def matches_of(t: Tournament) -> list[Match]:
+    """The team matches of a team event: the games of one round between two teams.
+
+    The home team is the one with White on board 1 (004 art. 20).
+    """
+    rounds: dict[tuple[int | None, frozenset[int]], list[Game]] = {}
+    for g in t.games:
+        if g.white.team_id is None or g.black.team_id is None:
+            continue
+        rounds.setdefault((g.round, frozenset((g.white.team_id, g.black.team_id))), []).append(g)
+    keys = {team.id: team.key for team in t.teams}
+    matches: list[Match] = []
+    for games in rounds.values():
+        games.sort(key=lambda g: g.board or 0)
+        home = games[0].white.team_id
+        boards = [g.result if g.white.team_id == home else _flipped(g.result) for g in games]
+        away = games[0].black.team_id
+        assert home is not None and away is not None
+        matches.append(Match(keys[home], keys[away], tuple(boards)))
+    return matches
+
+
+def _flipped(result: str | None) -> str | None:
+    return {"1-0": "0-1", "0-1": "1-0", "+/-": "-/+", "-/+": "+/-"}.get(result or "", result)
+
+
+def team_table_of(t: Tournament) -> TeamTable:
+    """The team table of a team event."""
+    return team_table([(team.key, team.name) for team in t.teams], matches_of(t))
+
+
+def standings_of(session: Session, index: str) -> str:
+    """The crosstable of tournament ``index``, or its team table, in its language."""
+    t = tournament_of(session, index)
     finished = sum(1 for g in t.games if g.result)
     head = f"{t.index}  {t.name}: {finished} of {len(t.games)} games finished\n\n"
-    return head + render_crosstable(table, t.language)
+    if t.teams:
+        return head + render_team_table(team_table_of(t), t.language)
+    return head + render_crosstable(crosstable_of(t), t.language)
