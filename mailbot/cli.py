@@ -40,6 +40,8 @@ from mailbot.postman import compose_address
 from mailbot.startlist import StartListError, load_start_list
 from mailbot.store import (
     DuplicateTournamentError,
+    TournamentStartedError,
+    delete_tournament,
     describe_url,
     import_start_list,
     make_engine,
@@ -134,16 +136,23 @@ def init(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _import_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", type=Path, help="the start list (YAML)")
+    parser.add_argument("file", type=Path, help="the start list (YAML; players may be a CSV)")
+    _now_arguments(parser)
 
 
 @command(
     "tournament",
     "import",
-    help="create a tournament from a start list",
+    help="create a tournament from a start list and mail every player their games",
     arguments=_import_arguments,
 )
 def tournament_import(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot.daemon import deliver
+    from mailbot.events import TournamentStarted
+    from mailbot.notifier import Notifier
+    from mailbot.postman import Postman
+
+    _fix_now(ctx, args)
     path: Path = args.file
     config = ctx.settings
     bot = [compose_address(config.smtp.sender), config.imap.username]
@@ -152,12 +161,17 @@ def tournament_import(ctx: Context, args: argparse.Namespace) -> int:
             path, special_use=config.policy.special_use_domains, bot_addresses=bot
         )
     except StartListError as exc:
-        raise UsageError(f"{path}: {exc}") from None
+        raise UsageError(str(exc) if exc.where else f"{path}: {exc}") from None
     engine = make_engine(ctx.settings.database)
     try:
-        with session_factory(engine).begin() as session:
+        sessions = session_factory(engine)
+        with sessions.begin() as session:
             tournament = import_start_list(session, start_list, ctx.now())
             players, games = len(tournament.players), len(tournament.games)
+            notifier = Notifier(session, config.smtp.sender, ctx.now())
+            notifier.tell(TournamentStarted(tournament.id))
+            queued = len(notifier.queued)
+        delivery = deliver(config, sessions, Postman(config.smtp), ctx.now())
     except DuplicateTournamentError as exc:
         raise UsageError(str(exc)) from None
     finally:
@@ -165,7 +179,35 @@ def tournament_import(ctx: Context, args: argparse.Namespace) -> int:
     print(
         f"tournament {start_list.index}: {start_list.name}; "
         f"{players} players, {games} games; profile {start_list.profile.name}, "
-        f"{start_list.start.isoformat()} to {start_list.end.isoformat()}",
+        f"{start_list.start.isoformat()} to {start_list.end.isoformat()}; "
+        f"{queued} start messages queued; {delivery.line()}",
+        file=ctx.stdout,
+    )
+    return 0
+
+
+def _delete_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("index", help="the tournament's index")
+
+
+@command(
+    "tournament",
+    "delete",
+    help="remove a tournament in which no move has been played",
+    arguments=_delete_arguments,
+)
+def tournament_delete(ctx: Context, args: argparse.Namespace) -> int:
+    engine = make_engine(ctx.settings.database)
+    try:
+        with session_factory(engine).begin() as session:
+            try:
+                withdrawn = delete_tournament(session, args.index)
+            except (LookupError, TournamentStartedError) as exc:
+                raise UsageError(str(exc.args[0])) from None
+    finally:
+        engine.dispose()
+    print(
+        f"tournament {args.index} deleted; {withdrawn} messages not yet sent were withdrawn",
         file=ctx.stdout,
     )
     return 0
@@ -251,7 +293,8 @@ def _td_arguments(parser: argparse.ArgumentParser) -> None:
         help="the director's order, as in mail: confirm GAME | reject GAME | "
         "penalty GAME COLOUR 5|10 | overstep GAME COLOUR | forfeit GAME COLOUR | "
         "leave PLAYER DAYS [YEAR] | extend INDEX DATE | result GAME RESULT | "
-        "withdraw PLAYER [valid]",
+        "withdraw PLAYER [valid] | address PLAYER EMAIL | rename PLAYER NAME | "
+        'replace PLAYER NEW-ID "NAME" EMAIL',
     )
     _now_arguments(parser)
 
@@ -312,7 +355,12 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _status_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", nargs="?", metavar="GAME", help="INDEX/N of one game")
+    parser.add_argument(
+        "game",
+        nargs="?",
+        metavar="GAME|INDEX",
+        help="INDEX/N for one game in detail, INDEX for one tournament's games",
+    )
 
 
 @command(
@@ -321,6 +369,9 @@ def _status_arguments(parser: argparse.ArgumentParser) -> None:
 def status(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot import report
 
+    if args.game and report.split_tag(args.game)[1] is None:
+        index = report.split_tag(args.game)[0]
+        return _report(ctx, lambda session: report.tournament_status(session, index, ctx.now()))
     if args.game:
         return _report(ctx, lambda session: report.game_status(session, args.game, ctx.now()))
     return _report(ctx, lambda session: report.overview(session, ctx.now()))
@@ -358,11 +409,68 @@ def _standings_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("index", metavar="INDEX", help="the tournament")
 
 
-@command("standings", help="crosstable of a tournament", arguments=_standings_arguments)
+@command(
+    "standings", help="crosstable or team standings of a tournament", arguments=_standings_arguments
+)
 def standings(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot import report
 
     return _report(ctx, lambda session: report.standings_of(session, args.index))
+
+
+def _site_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("index", metavar="INDEX", help="the tournament")
+    parser.add_argument("folder", metavar="DIR", type=Path, help="where to write the pages")
+    _now_arguments(parser)
+
+
+@command(
+    "site",
+    help="write the tournament's static web pages (crosstable, a page per game, PGN) into DIR",
+    arguments=_site_arguments,
+)
+def site(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot.site import write_site
+
+    _fix_now(ctx, args)
+
+    def write(session: Session) -> str:
+        try:
+            written = write_site(session, args.index, args.folder, ctx.now())
+        except OSError as exc:
+            raise UsageError(f"{args.folder}: cannot write there: {exc.strerror}") from None
+        return f"{len(written)} files written to {args.folder}"
+
+    return _report(ctx, write)
+
+
+def _evidence_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", metavar="GAME", help="INDEX/N of the game")
+    parser.add_argument("folder", metavar="DIR", type=Path, help="where to write the file")
+
+
+@command(
+    "evidence",
+    help="write a game's dispute file into DIR: every message received and sent (.eml) with "
+    "its instant, and the move table",
+    arguments=_evidence_arguments,
+)
+def evidence(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot.evidence import EvidenceFolderError, write_evidence
+
+    def write(session: Session) -> str:
+        try:
+            written = write_evidence(
+                session, args.game, args.folder, sender=ctx.settings.smtp.sender
+            )
+        except EvidenceFolderError as exc:
+            raise UsageError(str(exc)) from None
+        except OSError as exc:
+            raise UsageError(f"{args.folder}: cannot write there: {exc.strerror}") from None
+        messages = sum(1 for path in written if path.suffix == ".eml")
+        return f"{messages} messages and the move table written to {args.folder}"
+
+    return _report(ctx, write)
 
 
 def _outbox_arguments(parser: argparse.ArgumentParser) -> None:

@@ -136,6 +136,8 @@ class Config:
     policy: PolicyConfig = PolicyConfig()
     sweep: SweepConfig = SweepConfig()
     log_level: str = "INFO"
+    #: Where the daemon keeps every tournament's published pages (``DIR/INDEX/``), if anywhere.
+    site_folder: str | None = None
 
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -229,6 +231,7 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
     level = top.text("log_level", default="INFO").upper()
     if level not in _LOG_LEVELS:
         raise ConfigError("log_level", f"must be one of {', '.join(_LOG_LEVELS)}")
+    site_folder = top.text("site_folder", default=None)
     top.finish()
     return Config(
         database=database,
@@ -238,6 +241,7 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         policy=policy_config,
         sweep=sweep_config,
         log_level=level,
+        site_folder=site_folder,
     )
 
 

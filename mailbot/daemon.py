@@ -22,11 +22,13 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
 from types import FrameType
 from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import Config
@@ -35,7 +37,7 @@ from mailbot.inbox import Mailbox, MailboxError
 from mailbot.notifier import tell_director_undeliverable
 from mailbot.outbox import Delivery, deliver_due
 from mailbot.postman import Postman
-from mailbot.store import store_problem
+from mailbot.store import Tournament, store_problem
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +127,17 @@ def read_mailbox(
         elif outcome is not Outcome.FAILED:
             mailbox.file_done(fetched.uid)
     return counts
+
+
+def publish_all(sessions: sessionmaker[Session], folder: Path, now: datetime.datetime) -> int:
+    """Write every tournament's pages into ``folder/INDEX/``; returns the files written."""
+    from mailbot.site import write_site
+
+    written = 0
+    with sessions() as session:
+        for index in session.scalars(select(Tournament.index).order_by(Tournament.index)).all():
+            written += len(write_site(session, index, folder / index, now))
+    return written
 
 
 def poll_once(config: Config, sessions: sessionmaker[Session], now: Clock) -> PassReport:
@@ -237,14 +250,16 @@ class Daemon:
 
     # -- the work ----------------------------------------------------------------
 
-    def _maybe_sweep(self) -> None:
-        """Run the sweep when the scheduler said it is due (in this thread: one writer)."""
+    def _maybe_sweep(self) -> bool:
+        """Run the sweep when the scheduler said it is due (in this thread: one writer);
+        whether it ran."""
         if self.sweep is None or not self.sweep_due.is_set():
-            return
+            return False
         self.sweep_due.clear()
         try:
             with self._hold():
                 self.sweep(wall_clock())
+            return True
         except Exception as exc:
             self.sweep_due.set()  # try again after the next wait
             problem = store_problem(self.sessions)
@@ -253,6 +268,7 @@ class Daemon:
             log.error("sweep failed: %s: %s", type(exc).__name__, exc)
             log.debug("the failure in full", exc_info=True)
             self.sweep_due.clear()
+            return False
 
     def _deliver(self) -> None:
         try:
@@ -274,8 +290,24 @@ class Daemon:
         if counts:
             log.info("read %s", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
         self._up()
-        self._maybe_sweep()
+        swept = self._maybe_sweep()
         self._deliver()
+        if counts or swept or not self._published:
+            self._publish()
+
+    _published = False
+
+    def _publish(self) -> None:
+        """Rewrite the published pages of every tournament (``site_folder``), if configured."""
+        if self.config.site_folder is None:
+            return
+        self._published = True
+        try:
+            written = publish_all(self.sessions, Path(self.config.site_folder), wall_clock())
+        except OSError as exc:
+            log.error("site: cannot write %s: %s", self.config.site_folder, exc)
+            return
+        log.debug("site: %d files written", written)
 
     def _scheduler(self) -> BackgroundScheduler:
         """APScheduler marks the daily sweep due; the loop runs it between IDLE waits."""

@@ -51,8 +51,8 @@ from mailbot.store import (
     InboundMessage,
     Notice,
     Outbox,
-    Player,
     Tournament,
+    players_writing_from,
     store_problem,
 )
 
@@ -336,7 +336,7 @@ class Desk:
         self, session: Session, row: InboundMessage, now: datetime.datetime
     ) -> None:
         sender = row.from_addr or ""
-        players = session.scalars(select(Player).where(Player.email == sender)).all()
+        players = players_writing_from(session, sender)
         tournaments = [p.tournament for p in players] or list(
             session.scalars(select(Tournament)).all()
         )
@@ -393,9 +393,7 @@ class Desk:
         """The stages a message goes through: trust, route, handle."""
         if not self._trusted(ctx):
             return
-        ctx.players = ctx.session.scalars(
-            select(Player).join(Tournament).where(Player.email == ctx.sender)
-        ).all()
+        ctx.players = players_writing_from(ctx.session, ctx.sender)
         ctx.directed = director.tournaments_of(ctx.session, ctx.sender)
         self._route(ctx)
 
@@ -465,7 +463,7 @@ class Desk:
             return
         ctx.inbound.game_id = g.id
         ctx.game = g
-        ctx.mover = next((p for p in (g.white, g.black) if p.email == ctx.sender), None)
+        ctx.mover = next((p for p in (g.white, g.black) if p.writes_from(ctx.sender)), None)
         if ctx.mover is None:
             answers.stranger(ctx, g)
         elif not answers.secret_missing(ctx, ctx.mover):

@@ -13,6 +13,11 @@ Bulgarian or Russian::
     result BG-2026-E1/3 1/2-1/2   (art. 53-55: adjudicated result; the game may be
                                   left out in a reply to the adjudication packet)
     withdraw ivanov valid         (rules.md 6; "valid" if the reason is valid)
+    address ivanov ivan@mail.example   (the player's address from now on)
+    rename ivanov Ivan Ivanov-Petrov   (the player's name as mail and the PGN show it)
+    replace ivanov popov "Pavel Popov" popov@example.org
+                                  (003 part 1 art. 9: a new player takes over the
+                                  unfinished games with their positions and clocks)
 
 >>> order = read_order("penalty BG-2026-E1/3 black 10")
 >>> order.verb, order.game, order.color, order.days
@@ -38,6 +43,7 @@ from sqlalchemy.orm import Session
 
 from mailbot import events as ev
 from mailbot import game
+from mailbot.addresses import AddressError, check_address
 from mailbot.gamemail import claim_end, end_game
 from mailbot.leave import parse_date
 from mailbot.phrase import Phrase
@@ -55,6 +61,9 @@ VERBS: dict[str, tuple[str, ...]] = {
     "extend": ("extend", "удължавам", "продлеваю"),
     "result": ("result", "резултат", "результат"),
     "withdraw": ("withdraw", "оттегляне", "выбывание"),
+    "address": ("address", "адрес"),
+    "rename": ("rename", "преименуване", "переименование"),
+    "replace": ("replace", "замяна", "замена"),
 }
 #: The verbs only the director may use (``leave`` is a player's word too).
 DIRECTOR_ONLY = frozenset(VERBS) - {"leave"}
@@ -97,6 +106,10 @@ class Order:
     player: str | None = None
     day: datetime.date | None = None
     valid: bool = False
+    #: Roster orders: the new address, the new name, the newcomer's id.
+    email: str | None = None
+    name: str | None = None
+    newcomer: str | None = None
 
 
 def _verb(word: str) -> str | None:
@@ -126,6 +139,8 @@ def read_order(line: str) -> Order | None:
     if verb is None:
         return None
     rest = words[1:]
+    if verb in _ROSTER:
+        return _roster_order(verb, rest)
     fields: dict[str, Any] = {"verb": verb}
     first = rest[0].strip(".,;") if rest else ""
     if verb in _NAMED_FIRST and _INDEX.match(first) and not re.fullmatch(r"[\d.\-]+", first):
@@ -158,6 +173,35 @@ def read_order(line: str) -> Order | None:
     return order
 
 
+_ROSTER = frozenset({"address", "rename", "replace"})
+
+
+def _roster_order(verb: str, words: list[str]) -> Order:
+    """``address ID EMAIL``, ``rename ID NAME``, ``replace ID NEW-ID "NAME" EMAIL``.
+
+    >>> o = _roster_order("replace", ["ivanov", "popov", '"Pavel', 'Popov"', "p@example.org"])
+    >>> o.player, o.newcomer, o.name, o.email
+    ('ivanov', 'popov', 'Pavel Popov', 'p@example.org')
+    """
+    fields: dict[str, Any] = {"verb": verb}
+    if words and _INDEX.match(words[0]):
+        fields["player"] = words[0]
+        words = words[1:]
+    if verb == "replace" and words and _INDEX.match(words[0]):
+        fields["newcomer"] = words[0]
+        words = words[1:]
+    if verb in ("address", "replace") and words and "@" in words[-1]:
+        fields["email"] = words[-1].strip("<>,;")
+        words = words[:-1]
+    if verb in ("rename", "replace"):
+        name = " ".join(words).strip().strip('"“”„«»').strip()
+        if name:
+            fields["name"] = name
+    order = Order(**fields)
+    _check(order)
+    return order
+
+
 def _check(order: Order) -> None:
     need: dict[str, tuple[str, ...]] = {
         "penalty": ("game", "color", "days"),
@@ -167,6 +211,9 @@ def _check(order: Order) -> None:
         "extend": ("player", "day"),
         "result": ("result",),
         "withdraw": ("player",),
+        "address": ("player", "email"),
+        "rename": ("player", "name"),
+        "replace": ("player", "newcomer", "name", "email"),
     }
     missing = [f for f in need.get(order.verb, ()) if getattr(order, f) in (None, "")]
     if missing:
@@ -329,6 +376,76 @@ def _withdraw(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     return withdraw(desk, _player(desk, order.player), valid=order.valid)
 
 
+def _new_address(desk: Office, t: Tournament, given: str | None) -> str:
+    try:
+        address = check_address(given or "", special_use=True)
+    except AddressError as exc:
+        raise OrderError("bad-address", address=given, error=str(exc)) from None
+    for p in t.players:
+        if p.writes_from(address):
+            raise OrderError("address-taken", address=address, player=p.key)
+    if address == t.director_email:
+        raise OrderError("address-taken", address=address, player=t.director_name)
+    return address
+
+
+def _address(desk: Office, order: Order, claim: Claim | None) -> Phrase:
+    player = _player(desk, order.player)
+    before = player.email
+    player.email = _new_address(desk, player.tournament, order.email)
+    desk.tell(ev.PlayerChanged(player.id, "address", before))
+    return Phrase("order.address", {"player": player.name, "address": player.email})
+
+
+def _rename(desk: Office, order: Order, claim: Claim | None) -> Phrase:
+    player = _player(desk, order.player)
+    before = player.name
+    assert order.name is not None
+    player.name = order.name[:200]
+    desk.tell(ev.PlayerChanged(player.id, "name", before))
+    return Phrase("order.rename", {"before": before, "player": player.name})
+
+
+def _replace(desk: Office, order: Order, claim: Claim | None) -> Phrase:
+    """003 part 1 art. 9: the newcomer takes over the unfinished games as they stand;
+    the games already finished keep their player and count for the newcomer's place."""
+    old = _player(desk, order.player)
+    t = old.tournament
+    if old.replaced_by_id is not None:
+        raise OrderError("already-replaced", player=old.key)
+    assert order.newcomer is not None and order.name is not None
+    if not _KEY.match(order.newcomer) or any(p.key == order.newcomer for p in t.players):
+        raise OrderError("key-taken", player=order.newcomer)
+    newcomer = Player(
+        key=order.newcomer,
+        name=order.name[:200],
+        email=_new_address(desk, t, order.email),
+        team=old.team,
+        board=old.board,
+    )
+    t.players.append(newcomer)
+    desk.session.flush()
+    games = [g for g in t.games if old.id in (g.white_id, g.black_id) and g.result is None]
+    plain = not any(m for g in games for m in g.moves if (m.ply % 2 == 1) == (g.white_id == old.id))
+    for g in games:
+        if g.white_id == old.id:
+            g.white = newcomer
+        else:
+            g.black = newcomer
+        if g.draw_offer_by is not None:
+            g.draw_offer_by, g.draw_offer_ply = None, None  # the offer was the old player's
+    old.replaced_by_id = newcomer.id
+    desk.session.flush()
+    desk.tell(ev.PlayerReplaced(old.id, newcomer.id, tuple(g.id for g in games), plain))
+    return Phrase(
+        "order.replace",
+        {"player": old.name, "newcomer": newcomer.name, "games": len(games)},
+    )
+
+
+_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+
+
 _VERBS: dict[str, Verb] = {
     "confirm": _decide,
     "reject": _decide,
@@ -339,6 +456,9 @@ _VERBS: dict[str, Verb] = {
     "leave": _leave,
     "extend": _extend,
     "withdraw": _withdraw,
+    "address": _address,
+    "rename": _rename,
+    "replace": _replace,
 }
 
 

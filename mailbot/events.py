@@ -54,9 +54,12 @@ __all__ = [
     "OrdersCancelled",
     "OrdersDone",
     "OrdersHeld",
+    "PlayerChanged",
+    "PlayerReplaced",
     "Quarantined",
     "Repeated",
     "StrangerWrote",
+    "TournamentStarted",
     "Undeliverable",
     "WithdrawalCalled",
 ]
@@ -336,6 +339,33 @@ class StrangerWrote(Event):
     game: int
     sender: str
     body: str
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentStarted(Event):
+    """A start list was imported: every player gets the ``start`` mail, the TD a summary."""
+
+    tournament: int
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayerChanged(Event):
+    """The TD changed a player's ``address`` or ``name``; ``before`` is the old one."""
+
+    player: int
+    change: str
+    before: str
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayerReplaced(Event):
+    """``newcomer`` took over ``games`` from ``player`` (003 part 1 art. 9); ``plain``
+    when the player had made no move yet."""
+
+    player: int
+    newcomer: int
+    games: tuple[int, ...]
+    plain: bool
 
 
 # ---------------------------------------------------------------------------

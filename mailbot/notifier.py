@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import email.utils
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -150,6 +151,9 @@ class Notifier:
             ev.AdjudicationClaimed: self._adjudication_claimed,
             ev.Answer: self._answer,
             ev.StrangerWrote: self._stranger_wrote,
+            ev.TournamentStarted: self._tournament_started,
+            ev.PlayerChanged: self._player_changed,
+            ev.PlayerReplaced: self._player_replaced,
             ev.OrdersDone: self._orders_done,
             ev.OrdersHeld: self._orders_held,
             ev.OrdersCancelled: self._orders_cancelled,
@@ -377,7 +381,8 @@ class Notifier:
         board: chess.Board | None = None,
         extra: dict[str, str] | None = None,
     ) -> None:
-        """A ``notice`` about ``g`` to its director, in the tournament's language."""
+        """A ``notice`` about ``g`` to its director, in the tournament's language; the
+        captains of the players' teams have a copy (art. 26)."""
         t = g.tournament
         self._game_mail(
             g,
@@ -386,6 +391,7 @@ class Notifier:
             context={"kind": kind, "recipient": t.director_name, "game": game_summary(g),
                      **context},
             to=[t.director_email],
+            cc=captains_of(g),
             event="notice",
             board=board,
             extra=extra,
@@ -656,6 +662,7 @@ class Notifier:
                 "days": days,
             },
             to=[t.director_email],
+            cc=captains_of(g),
             event="repeat",
             board=board,
             extra=extra,
@@ -695,6 +702,7 @@ class Notifier:
                 "pgn": export_pgn(g),
             },
             to=[t.director_email],
+            cc=captains_of(g),
             event=kind,
             board=board,
             extra={"X-Mailbot-Claim": str(claim.id), "X-Mailbot-Due": due.isoformat()},
@@ -984,6 +992,105 @@ class Notifier:
         g = self._game(e.game)
         self._director_notice(g, "stranger-copy", {"sender": e.sender, "body": e.body})
 
+    def _tournament_started(self, e: ev.TournamentStarted) -> None:
+        """The ``start`` mail: to each player their games, the rules in force and how to
+        write a move; to the TD what was created."""
+        t = self._tournaments([e.tournament])[0]
+        players = [p for p in t.players if p.replaced_by_id is None]
+        for player in players:
+            self._start_mail(player, [g for g in t.games if player in (g.white, g.black)])
+        self._mail(
+            template="start-director",
+            language=t.language,
+            context={"recipient": t.director_name, "name": t.name, "rules": rules_in_force(t),
+                     "players": [{"key": p.key, "name": p.name, "email": p.email,
+                                  "games": sum(1 for g in t.games
+                                               if p.id in (g.white_id, g.black_id))}
+                                 for p in players],
+                     "games": len(t.games), "rounds": len({g.round for g in t.games} - {None}),
+                     "teams": [{"name": x.name, "captain": x.captain_name,
+                                "players": [p.name for p in x.players]} for x in t.teams]},
+            to=[t.director_email],
+            event="start",
+            index=t.index,
+        )  # fmt: skip
+
+    def _start_mail(
+        self, player: Player, games: Sequence[Game], replaces: Player | None = None
+    ) -> None:
+        """A player's ``start`` mail: their games, the rules, how to write a move; for a
+        newcomer, the games taken over as they stand."""
+        t = player.tournament
+        listed = [
+            {
+                "tag": tag_of(g),
+                "colour": color_name(color_of(g, player)),
+                "opponent": (g.black if g.white_id == player.id else g.white).name,
+                "round": g.round,
+                "plies": len(g.moves),
+                "your_move": (len(g.moves) % 2 == 0) == (g.white_id == player.id),
+            }
+            for g in games
+        ]
+        language = language_for(player)
+        example = write_move(chess.Board(), chess.Move.from_uci("g1f3"), notation_for(player))
+        self._mail(
+            template="start",
+            language=language,
+            context={"recipient": player.name, "gender": player.gender, "name": t.name,
+                     "address": email.utils.parseaddr(self.sender)[1], "games": listed,
+                     "rules": rules_in_force(t), "example": example,
+                     "team": player.team.name if player.team else None,
+                     "replaces": replaces.name if replaces else None,
+                     "words": help_words(language)},
+            to=[player.email],
+            event="start",
+            index=t.index,
+        )  # fmt: skip
+
+    def _player_changed(self, e: ev.PlayerChanged) -> None:
+        """The player hears of the new address or name; the opponents of a new name."""
+        player = self._player(e.player)
+        t = player.tournament
+        self._mail(
+            template="notice",
+            language=language_for(player),
+            context={"kind": "roster-you", "change": e.change, "recipient": player.name,
+                     "gender": player.gender, "name": t.name, "address": player.email,
+                     "before": e.before},
+            to=[player.email],
+            event="notice",
+            index=t.index,
+        )  # fmt: skip
+        if e.change != "name":
+            return
+        for g in t.games:
+            if g.result is None and player in (g.white, g.black):
+                opponent = g.black if g.white_id == player.id else g.white
+                extra = {"before": e.before, "opponent": player.name}
+                self._notice(g, opponent, "opponent-renamed", extra, reply=False)
+
+    def _player_replaced(self, e: ev.PlayerReplaced) -> None:
+        """003 part 1 art. 9: the newcomer gets the games as they stand, the opponents and
+        the player replaced are told."""
+        old, newcomer = self._player(e.player), self._player(e.newcomer)
+        games = [self._game(i) for i in e.games]
+        self._start_mail(newcomer, games, replaces=old)
+        for g in games:
+            opponent = g.black if g.white_id == newcomer.id else g.white
+            extra = {"before": old.name, "opponent": newcomer.name, "plain": e.plain}
+            self._notice(g, opponent, "opponent-replaced", extra, reply=False)
+        t = old.tournament
+        self._mail(
+            template="notice",
+            language=language_for(old),
+            context={"kind": "replaced", "recipient": old.name, "gender": old.gender,
+                     "name": t.name, "newcomer": newcomer.name, "games": len(games)},
+            to=[old.email],
+            event="notice",
+            index=t.index,
+        )  # fmt: skip
+
     def _tournaments(self, ids: Iterable[int]) -> list[Tournament]:
         return [t for t in (self.session.get(Tournament, i) for i in ids) if t is not None]
 
@@ -1134,6 +1241,27 @@ def _line(board: chess.Board, uci: Sequence[str], style: Notation) -> str:
         return write_line(board, [chess.Move.from_uci(u) for u in uci], style)
     except (ValueError, chess.IllegalMoveError):
         return " ".join(uci)
+
+
+def captains_of(g: Game) -> list[str]:
+    """The addresses of the captains of the teams that play ``g`` (none outside team events)."""
+    captains = (p.team.captain_email for p in (g.white, g.black) if p.team is not None)
+    return list(dict.fromkeys(c for c in captains if c and c != g.tournament.director_email))
+
+
+def rules_in_force(t: Tournament) -> dict[str, Any]:
+    """What the ``start`` mail says of the rules: profile, time control, leave, dates."""
+    p = profile_of(t)
+    return {
+        "profile": Phrase(f"profile.{t.profile}"),
+        "days": p.days_per_control,
+        "moves": p.moves_per_control,
+        "leave": p.leave_days_per_year,
+        "start": t.start,
+        "end": t.end,
+        "conditional": t.conditional_moves,
+        "notation": t.notation,
+    }
 
 
 def _example(board: chess.Board, player: Player) -> str:

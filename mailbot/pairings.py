@@ -21,7 +21,7 @@ swapped::
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Generic, TypeVar
 
 PlayerT = TypeVar("PlayerT")
@@ -106,3 +106,38 @@ def round_robin(players: Sequence[PlayerT], double: bool = False) -> list[Round[
         )
         rounds.append(Round(number, boards))
     return rounds
+
+
+@dataclasses.dataclass(frozen=True)
+class TeamGame(Generic[PlayerT]):
+    """One board of a team match: ``board`` is the team board (1 = first board)."""
+
+    round: int
+    match: int
+    board: int
+    white: PlayerT
+    black: PlayerT
+
+
+def team_round_robin(
+    teams: Mapping[str, Sequence[PlayerT]], boards: int
+) -> list[TeamGame[PlayerT]]:
+    """Every team meets every other once, by the Berger table of the teams.
+
+    The team the Berger table gives White in a match plays White on the odd
+    boards and Black on the even ones (004 art. 20). ``teams`` maps a team to
+    its players in board order; the first ``boards`` play.
+
+    >>> games = team_round_robin({"sof": ["s1", "s2"], "var": ["v1", "v2"]}, 2)
+    >>> [(g.round, g.board, g.white, g.black) for g in games]
+    [(1, 1, 's1', 'v1'), (1, 2, 'v2', 's2')]
+    """
+    games: list[TeamGame[PlayerT]] = []
+    for r in round_robin(list(teams)):
+        for match in r.boards:
+            home, away = teams[match.white], teams[match.black]
+            for k in range(1, boards + 1):
+                pair = (home[k - 1], away[k - 1])
+                white, black = pair if k % 2 == 1 else pair[::-1]
+                games.append(TeamGame(r.number, match.number, k, white, black))
+    return games

@@ -11,13 +11,17 @@ record travels in standard places:
   also read by Scid and written by correspondence servers), then the
   receipt date as counted, the days the move took, and any penalty:
   ``{ [%ccsnt 2026.03.15] received 2026.03.12; 3 days }``;
-- tags ``Mode "EM"`` (e-mail, PGN standard 9.5), ``EventDate``,
-  ``PlyCount``, ``Termination`` (the standard's values), and the
+- tags ``Mode`` (how the moves travel, :func:`mode_for`), ``EventDate``,
+  ``PlyCount``, ``Termination`` (the standard's values), ``WhiteElo`` /
+  ``BlackElo`` and ``WhiteCountry`` / ``BlackCountry`` when known (the
+  country as ISO 3166 alpha-3, which Scid shows as a flag), and the
   non-standard ``CorrespondenceTime``, ``WhiteDays`` and ``BlackDays``
   (days used, penalties included). The standard ``TimeControl`` tag counts
   seconds and cannot say "50 days per 10 moves", so it is left out.
 
-E-mail addresses are never exported.
+Player names go in the standard's ``Last, First`` form (:func:`surname_first`),
+so that Scid and ChessBase file a player's games under one name. E-mail
+addresses are never exported.
 
 >>> import datetime
 >>> record = GameRecord(
@@ -114,6 +118,24 @@ _ENDINGS: Mapping[Termination, str] = {
     Termination.ANNULLED: "annulled",
 }
 
+#: The PGN standard's ``Mode`` (section 9.9.2: ``OTB``, ``PM`` paper mail, ``EM``
+#: electronic mail, ``ICS`` Internet Chess Server, ``TC`` general telecommunication)
+#: for each rule profile. Server rules (``iccf-server``) are correspondence play over
+#: a network that is not mail: ``TC``; ``ICS`` means the live servers (FICS, ICC),
+#: whose games have clocks in minutes, and would file these games among blitz.
+MODES: Mapping[str, str] = {
+    "bg-email": "EM",
+    "bg-post": "PM",
+    "iccf-postal": "PM",
+    "iccf-server": "TC",
+}
+
+#: Words that belong to the surname that follows them (``Ludwig van Beethoven``).
+_PARTICLES = frozenset(
+    {"da", "das", "de", "del", "della", "der", "di", "do", "dos", "du", "la", "le", "ten",
+     "ter", "van", "von", "zu"}
+)  # fmt: skip
+
 _EMAIL = re.compile(r"[^\s@<>\"]+@[^\s@<>\"]+\.[A-Za-z]{2,}")
 _TAG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#=:-]*\Z")
 _ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
@@ -181,6 +203,43 @@ class GameRecord:
     mode: str = "EM"
     days_per_control: int | None = None
     moves_per_control: int = 10
+    white_elo: int | None = None
+    black_elo: int | None = None
+    white_country: str | None = None
+    black_country: str | None = None
+
+
+def mode_for(profile_name: str) -> str:
+    """The ``Mode`` tag of a tournament played under the rule profile ``profile_name``
+    (:data:`MODES`); a profile of another name is played by e-mail.
+
+    >>> mode_for("bg-email"), mode_for("bg-post"), mode_for("iccf-postal"), mode_for("iccf-server")
+    ('EM', 'PM', 'PM', 'TC')
+    """
+    return MODES.get(profile_name, "EM")
+
+
+def surname_first(name: str) -> str:
+    """A name as the PGN standard's player tags want it: ``Last, First``.
+
+    The last word is the surname, with the lower-case words before it that
+    belong to it (``van``, ``de la``); a name of one word, or one that has a
+    comma already, stays as it is.
+
+    >>> surname_first("Ivan Ivanov"), surname_first("Иван Иванов")
+    ('Ivanov, Ivan', 'Иванов, Иван')
+    >>> surname_first("Gordon T. Everitt"), surname_first("Maria de la Cruz")
+    ('Everitt, Gordon T.', 'de la Cruz, Maria')
+    >>> surname_first("Kasparov"), surname_first("Ivanov, Ivan")
+    ('Kasparov', 'Ivanov, Ivan')
+    """
+    words = name.split()
+    if len(words) < 2 or "," in name:
+        return " ".join(words)
+    first = len(words) - 1
+    while first > 1 and words[first - 1] in _PARTICLES:
+        first -= 1
+    return f"{' '.join(words[first:])}, {' '.join(words[:first])}"
 
 
 def pgn_date(day: datetime.date) -> str:
@@ -255,9 +314,18 @@ def _headers(record: GameRecord, plies: int) -> dict[str, str]:
         "White": record.white or "?",
         "Black": record.black or "?",
         "Result": record.result,
-        "EventDate": pgn_date(record.start),
-        "Mode": record.mode,
     }
+    for name, elo in (("WhiteElo", record.white_elo), ("BlackElo", record.black_elo)):
+        if elo:
+            headers[name] = str(elo)
+    for name, country in (
+        ("WhiteCountry", record.white_country),
+        ("BlackCountry", record.black_country),
+    ):
+        if country and country.strip():
+            headers[name] = country.strip().upper()
+    headers["EventDate"] = pgn_date(record.start)
+    headers["Mode"] = record.mode
     if record.days_per_control is not None:
         headers["CorrespondenceTime"] = (
             f"{record.days_per_control} days/{record.moves_per_control} moves"

@@ -238,7 +238,12 @@ def write_pair_from(g: Game, first_ply: int, style: Notation, upto: int | None =
 
 
 def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
-    """The game as a PGN record, with each move's dates and days."""
+    """The game as a PGN record, with each move's dates and days.
+
+    Names go ``Last, First`` (:func:`mailbot.pgn.surname_first`); the players'
+    ratings and countries are given where the start list gave them; ``Mode``
+    follows the tournament's profile (:func:`mailbot.pgn.mode_for`).
+    """
     t = g.tournament
     tz = ZoneInfo(t.timezone)
     p = profile_of(t)
@@ -268,8 +273,8 @@ def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
         event=t.name,
         site=t.index,
         round=str(g.round) if g.round else str(g.number),
-        white=g.white.name,
-        black=g.black.name,
+        white=pgn.surname_first(g.white.name),
+        black=pgn.surname_first(g.black.name),
         start=t.start,
         moves=records,
         result=pgn_result(g.result),
@@ -279,6 +284,11 @@ def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
         reason=end.reason if end else None,
         days_per_control=p.days_per_control,
         moves_per_control=p.moves_per_control,
+        mode=pgn.mode_for(t.profile),
+        white_elo=g.white.rating,
+        black_elo=g.black.rating,
+        white_country=g.white.country,
+        black_country=g.black.country,
     )
 
 

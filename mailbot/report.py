@@ -6,23 +6,31 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
+from collections.abc import Sequence
 from zoneinfo import ZoneInfo
 
 import chess
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from mailbot import clock
 from mailbot.diagram import text_diagram
+from mailbot.digest import NEAR
 from mailbot.record import (
+    Waiting,
+    awarded_oversteps,
     board_of,
+    color_name,
     control_of,
     export_pgn,
+    history,
     local_date,
     profile_of,
     tag_of,
     totals,
+    waiting,
 )
 from mailbot.standings import (
     Crosstable,
@@ -33,7 +41,7 @@ from mailbot.standings import (
     render_team_table,
     team_table,
 )
-from mailbot.store import Game, Tournament
+from mailbot.store import Claim, Game, Leave, Player, Tournament
 
 
 class UnknownGameError(LookupError):
@@ -80,22 +88,43 @@ def _start(g: Game, tz: ZoneInfo) -> datetime.datetime:
     )
 
 
+#: ``mailbot status`` lists every game of a tournament of at most this many games; of a
+#: bigger one, only the games that need the director (``mailbot status INDEX``: all).
+OVERVIEW_GAMES = 100
+#: At most this many games needing the director are listed per tournament by ``status``.
+OVERVIEW_ATTENTION = 50
+
+
 def overview(session: Session, now: datetime.datetime) -> str:
-    """One line per game: whose move, both clocks (days used; running days)."""
+    """Every tournament: its games, whose move, both clocks.
+
+    Each tournament has a line of counts (games, finished, in play, whose
+    move, needing the director). A tournament of at most
+    :data:`OVERVIEW_GAMES` games then lists every game, one line each as
+    :func:`tournament_status` writes it; a bigger one lists only the games
+    that need the director (:func:`attention`), the most urgent first and at
+    most :data:`OVERVIEW_ATTENTION`, and says how to see them all; one whose
+    games are all finished is its two lines. A federation's five thousand
+    games are so a page, and a club's ten games are all there.
+    """
     lines: list[str] = []
-    for t in session.scalars(select(Tournament).order_by(Tournament.index)).all():
-        lines.append(f"{t.index}  {t.name}  ({t.profile}, {t.start} to {t.end})")
-        for g in t.games:
-            sums = totals(g)
-            if g.result:
-                state = f"finished {g.result} ({g.termination})"
-            else:
-                turn = "White" if len(g.moves) % 2 == 0 else "Black"
-                state = f"{turn} to move, {_running(g, now)} days running"
-            lines.append(
-                f"  {tag_of(g):<18} {g.white.name} – {g.black.name}: ply {len(g.moves)}, "
-                f"{state}; time White {sums.white}, Black {sums.black}"
-            )
+    for t in _tournaments(session):
+        views = [_view(g, now) for g in t.games]
+        lines.append(f"{t.index}  {t.name}  ({t.profile}, {t.start} to {_end(t)})")
+        lines.append(f"  {_counts(views)}")
+        playing = [v for v in views if v.game.result is None]
+        if not playing:
+            continue
+        width = max(len(tag_of(g)) for g in t.games)
+        if len(views) <= OVERVIEW_GAMES:
+            lines.extend(f"  {v.line(width)}" for v in views)
+            continue
+        urgent = sorted((v for v in views if v.attention), key=lambda v: v.attention[0].due)
+        shown = urgent[:OVERVIEW_ATTENTION]
+        lines.extend(f"  {v.line(width)}" for v in shown)
+        rest = len(playing) - sum(1 for v in shown if v.game.result is None)
+        other = "other game" if rest == 1 else "other games"
+        lines.append(f"  ({rest} {other} in play; every game: mailbot status {t.index})")
     if not lines:
         lines.append("no tournaments (import one with: mailbot tournament import FILE)")
     return "\n".join(lines) + "\n"
@@ -112,7 +141,7 @@ def game_status(session: Session, tag: str, now: datetime.datetime) -> str:
         out.append(f"result {g.result} ({g.termination})")
     else:
         turn = "White" if board.turn == chess.WHITE else "Black"
-        running = _running(g, now)
+        running = _running_days(g, now)
         state = control_of(g, board.turn, running)
         out.append(
             f"{turn} to move, {running} days running; next control move "
@@ -137,6 +166,198 @@ def game_status(session: Session, tag: str, now: datetime.datetime) -> str:
     for p in g.penalties:
         out.append(f"penalty: {p.color} +{p.days} days ({p.reason}) at ply {p.ply_at}")
     return "\n".join(out) + "\n"
+
+
+def tournament_status(session: Session, index: str, now: datetime.datetime) -> str:
+    """Every game of tournament ``index``, one line each, then the counts.
+
+    A line gives the game's tag and players, then whose move it is, the days
+    running on that move (leave days not counted) and the days left to the
+    next time control (the days used on the moves before included), both
+    players' time, and what needs the director (:func:`attention`); or the
+    result of a finished game. Raises :class:`UnknownGameError` for an
+    unknown index.
+    """
+    found = _tournaments(session, index)
+    if not found:
+        raise UnknownGameError(f"no tournament {index}")
+    t = found[0]
+    p = profile_of(t)
+    views = [_view(g, now) for g in t.games]
+    width = max((len(tag_of(g)) for g in t.games), default=0)
+    out = [
+        f"{t.index}  {t.name}  ({t.profile}: {p.days_per_control} days per "
+        f"{p.moves_per_control} moves; {t.start} to {_end(t)})"
+    ]
+    out.extend(f"  {v.line(width)}" for v in views)
+    out.append(_counts(views))
+    return "\n".join(out) + "\n"
+
+
+@dataclasses.dataclass(frozen=True)
+class Attention:
+    """Something in a game the director should see: a claim waiting for a decision,
+    or a deadline (overstep, silence) that fell due or falls due within :data:`NEAR`."""
+
+    #: When it fell or falls due (for a claim: when it was opened).
+    due: datetime.datetime
+    what: str
+
+
+def attention(g: Game, now: datetime.datetime) -> list[Attention]:
+    """What in ``g`` needs the director at ``now``, the earliest first.
+
+    An open claim is listed alone: the game waits for its decision. Otherwise
+    the player to move's overstep and silence deadlines count (as the sweep
+    and the director's digest compute them, a delay notice protecting from
+    silence) when they are past or at most :data:`NEAR` ahead.
+    """
+    return _attention(g, now, None if g.result else waiting(g))
+
+
+def _attention(g: Game, now: datetime.datetime, w: Waiting | None) -> list[Attention]:
+    tz = ZoneInfo(g.tournament.timezone)
+    claims = [Attention(c.opened_at, _claim_words(c, tz)) for c in g.claims if c.status == "open"]
+    if claims or w is None:
+        return sorted(claims, key=lambda a: a.due)
+    if w.since > now:
+        return []
+    moves, penalties = history(g, w.color)
+    colour = color_name(w.color)
+    found: list[Attention] = []
+    overstep = clock.overstep_at(
+        w.profile, moves, w.since, penalties, w.leaves, w.tz, awarded_oversteps(g, w.color)
+    )
+    if overstep is not None and overstep <= now + NEAR:
+        found.append(Attention(overstep, _due_words(f"{colour}'s overstep", overstep, now, tz)))
+    ply = len(g.moves)
+    # a delay notice protects from silence (art. 25); where the silence loses only
+    # after the repeat (art. 31), an unplayed first move is never repeated
+    protected = any(d.color == colour and d.ply_at == ply for d in g.delays) or (
+        ply == 0 and w.profile.silence_requires_repeat
+    )
+    silences = (
+        (f"{colour}'s silence limit", clock.silence_due(w.profile, w.since, w.leaves, w.tz)),
+        (
+            f"{colour}'s silence, for the director to decide",
+            clock.silence_report_due(w.profile, w.since, w.leaves, w.tz),
+        ),
+    )
+    for what, due in silences:
+        if due is not None and due <= now + NEAR and not protected:
+            found.append(Attention(due, _due_words(what, due, now, tz)))
+    return sorted(found, key=lambda a: a.due)
+
+
+def _claim_words(c: Claim, tz: ZoneInfo) -> str:
+    against = f" against {c.against}" if c.against else ""
+    return f"{c.kind} claim{against} waiting since {local_date(c.opened_at, tz)}"
+
+
+def _due_words(what: str, due: datetime.datetime, now: datetime.datetime, tz: ZoneInfo) -> str:
+    when = "fell due" if due <= now else "due"
+    return f"{what}: {when} {local_date(due, tz)}"
+
+
+@dataclasses.dataclass(frozen=True)
+class _View:
+    """One game as the status lines show it."""
+
+    game: Game
+    state: str
+    attention: Sequence[Attention]
+
+    def line(self, width: int) -> str:
+        g = self.game
+        sums = totals(g)
+        text = (
+            f"{tag_of(g):<{width}}  {g.white.name} – {g.black.name}: ply {len(g.moves)}, "
+            f"{self.state}; time White {sums.white}, Black {sums.black}"
+        )
+        if self.attention:
+            text += " — " + "; ".join(a.what for a in self.attention)
+        return text
+
+
+def _view(g: Game, now: datetime.datetime) -> _View:
+    if g.result:
+        return _View(g, f"finished {g.result} ({g.termination})", ())
+    w = waiting(g)
+    running = _running_days(g, now, w)
+    control = control_of(g, w.color, running)
+    turn = "White" if w.color == chess.WHITE else "Black"
+    if control.lost:
+        left = (
+            f"overstepped: {control.used_days} of {control.limit_days} days used "
+            f"by move {control.next_control_move}"
+        )
+    else:
+        left = (
+            f"{control.days_left} of {control.limit_days} days left "
+            f"to move {control.next_control_move}"
+        )
+    today = local_date(now, w.tz)
+    away = [lv.end for lv in w.leaves if lv.start <= today <= lv.end]
+    leave = f" (on leave until {max(away)})" if away else ""
+    state = f"{turn} to move{leave}, {_days(running)} running, {left}"
+    return _View(g, state, _attention(g, now, w))
+
+
+def _counts(views: Sequence[_View]) -> str:
+    finished = sum(1 for v in views if v.game.result)
+    playing = [v for v in views if not v.game.result]
+    if not playing:
+        return f"all {len(views)} games finished" if views else "no games"
+    white = sum(1 for v in playing if len(v.game.moves) % 2 == 0)
+    needing = sum(1 for v in views if v.attention)
+    return (
+        f"{len(views)} games: {finished} finished, {len(playing)} in play "
+        f"({white} White to move, {len(playing) - white} Black to move); "
+        f"{needing} {'needs' if needing == 1 else 'need'} the director"
+    )
+
+
+def _days(n: int) -> str:
+    return f"{n} day" if n == 1 else f"{n} days"
+
+
+def _end(t: Tournament) -> str:
+    return f"{t.extended_to} (extended)" if t.extended_to else str(t.end)
+
+
+def _running_days(g: Game, now: datetime.datetime, w: Waiting | None = None) -> int:
+    """Days running on the move being thought about, the player's leave not counted."""
+    if g.result is not None:
+        return 0
+    w = w or waiting(g)
+    if not g.moves:
+        return clock.first_move_days(
+            w.profile, g.tournament.start, max(now, w.since), w.leaves, w.tz
+        )
+    return clock.move_days(w.profile, w.since, max(now, w.since), w.leaves, w.tz)
+
+
+def _tournaments(session: Session, index: str | None = None) -> list[Tournament]:
+    """The tournaments (or the one ``index``) with everything the status lines read,
+    loaded in a few queries rather than a few per game."""
+    leaves = selectinload(Player.leaves).selectinload(Leave.cancellations)
+    query = (
+        select(Tournament)
+        .order_by(Tournament.index)
+        .options(
+            selectinload(Tournament.games).options(
+                selectinload(Game.moves),
+                selectinload(Game.penalties),
+                selectinload(Game.claims),
+                selectinload(Game.delays),
+                selectinload(Game.white).options(leaves),
+                selectinload(Game.black).options(leaves),
+            )
+        )
+    )
+    if index is not None:
+        query = query.where(Tournament.index == index)
+    return list(session.scalars(query).all())
 
 
 def pgn_of(session: Session, target: str) -> str:

@@ -219,6 +219,19 @@ class CrosstableRow:
     #: Against every other player, in table order.
     cells: tuple[Cell, ...]
 
+    @property
+    def figures(self) -> tuple[str, ...]:
+        """Points, games played, unfinished, wins, draws, losses and SB, as printed."""
+        return (
+            format_points(self.points),
+            str(self.played),
+            str(self.unfinished),
+            str(self.wins),
+            str(self.draws),
+            str(self.losses),
+            format_points(self.sonneborn_berger),
+        )
+
     def against(self, opponent: str) -> tuple[str, ...]:
         """The marks against ``opponent`` (empty when they have no game)."""
         for cell in self.cells:
@@ -815,15 +828,7 @@ def render_crosstable(table: Crosstable, language: str = "en", name_width: int =
                 line.append("X" * table.cycles)
             else:
                 line.append("".join(row.against(other.player)).ljust(table.cycles))
-        line += [
-            format_points(row.points),
-            str(row.played),
-            str(row.unfinished),
-            str(row.wins),
-            str(row.draws),
-            str(row.losses),
-            format_points(row.sonneborn_berger),
-        ]
+        line += row.figures
         lines.append(line)
     gaps = [0, 2, 2] + [2 if i == 0 else 1 for i in range(n)] + [2] * 7
     left = {0, 2} | set(range(3, 3 + n))

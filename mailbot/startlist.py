@@ -21,16 +21,20 @@ and then board of its Berger table::
     ('ivanov@example.org', 'Europe/Sofia')
     >>> [(g.number, g.round, g.white, g.black) for g in start_list.games]
     [(1, 1, 'petrov', 'popov'), (2, 2, 'ivanov', 'petrov'), (3, 3, 'popov', 'ivanov')]
-    >>> parse_start_list(text.replace("Ivanov@Example.org", "petrov@example.org"))
-    Traceback (most recent call last):
-    ...
-    mailbot.startlist.StartListError: players[1].email: petrov@example.org is already players[0]
+    >>> try:
+    ...     parse_start_list(text.replace("Ivanov@Example.org", "petrov@example.org"))
+    ... except StartListError as exc:
+    ...     print(exc.where, "|", exc)  # doctest: +NORMALIZE_WHITESPACE
+    start list, line 10, column 45 | start list, line 10, column 45: players[1].email:
+    petrov@example.org is already players[0]
 """
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import datetime
+import io
 import os
 import re
 import types
@@ -42,7 +46,7 @@ from typing import Any
 import yaml
 
 from mailbot.addresses import AddressError, check_address, normal_address, without_tag
-from mailbot.pairings import round_robin
+from mailbot.pairings import round_robin, team_round_robin
 from mailbot.profile import Profile, ProfileError, profile
 
 #: The languages the bot writes in.
@@ -67,17 +71,43 @@ _KEYS = {
     "director_digest",
     "director",
     "players",
+    "teams",
+    "boards",
     "games",
 }
+_PLAYER_KEYS = (
+    "id",
+    "name",
+    "email",
+    "language",
+    "notation",
+    "secret",
+    "gender",
+    "country",
+    "rating",
+    "team",
+    "board",
+)
+#: The columns a CSV of players may have (``id,name,email`` are required).
+CSV_COLUMNS = tuple(k for k in _PLAYER_KEYS if k != "secret")
 
 
 class StartListError(ValueError):
-    """The start list is not valid; ``path`` names the key (``players[2].email``)."""
+    """The start list is not valid; ``path`` names the key (``players[2].email``).
 
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: {message}" if path else message)
+    ``where`` names the file, line and column when they are known.
+    """
+
+    def __init__(self, path: str, message: str, where: str = "") -> None:
+        text = f"{path}: {message}" if path else message
+        super().__init__(f"{where}: {text}" if where else text)
         self.path = path
         self.message = message
+        self.where = where
+
+    def at(self, where: str) -> StartListError:
+        """The same mistake, placed at ``where`` (``start.yaml, line 7, column 12``)."""
+        return StartListError(self.path, self.message, where)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,6 +134,24 @@ class PlayerEntry:
     secret: str | None = dataclasses.field(default=None, repr=False)
     #: ``f`` or ``m``, for the Bulgarian and Russian forms of address.
     gender: str | None = None
+    #: ISO 3166 alpha-3 (``BGR``), for the site and the PGN.
+    country: str | None = None
+    rating: int | None = None
+    #: Other addresses the player writes from; mail goes to ``email``.
+    addresses: tuple[str, ...] = ()
+    #: The team's id and the place in its board order (CSV columns ``team``, ``board``).
+    team: str | None = None
+    board: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class TeamEntry:
+    """A team: its players in board order, substitutes after the boards."""
+
+    id: str
+    name: str
+    players: tuple[str, ...]
+    captain: Director | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,6 +188,13 @@ class StartList:
     forward_messages: bool = True
     #: The TD gets a weekly digest of the event.
     director_digest: bool = False
+    #: Team events: the teams and the number of boards of a match.
+    teams: tuple[TeamEntry, ...] = ()
+    boards: int | None = None
+
+    def team_of(self, player: str) -> TeamEntry | None:
+        """The team ``player`` plays for, if any."""
+        return next((t for t in self.teams if player in t.players), None)
 
     def player(self, id: str) -> PlayerEntry:
         """The player with the start-list key ``id`` (KeyError if there is none)."""
@@ -155,28 +210,172 @@ def load_start_list(
     special_use: bool = False,
     bot_addresses: Sequence[str] = (),
 ) -> StartList:
-    """Read and validate the start-list file at ``path`` (see :func:`start_list_from_mapping`)."""
+    """Read and validate the start-list file at ``path`` (see :func:`start_list_from_mapping`).
+
+    ``players:`` may name a CSV file relative to the start list. A mistake is
+    reported with the file, line and column where it is.
+    """
+    file = Path(path)
+    text = _read(file, str(file))
+    return parse_start_list(
+        text,
+        special_use=special_use,
+        bot_addresses=bot_addresses,
+        folder=file.parent,
+        name=str(file),
+    )
+
+
+def _read(file: Path, name: str) -> str:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return file.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise StartListError("", "file not found") from None
+        raise StartListError("", "file not found", name) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise StartListError("", f"cannot read the file: {exc}") from None
-    return parse_start_list(text, special_use=special_use, bot_addresses=bot_addresses)
+        raise StartListError("", f"cannot read the file: {exc}", name) from None
 
 
 def parse_start_list(
-    text: str, *, special_use: bool = False, bot_addresses: Sequence[str] = ()
+    text: str,
+    *,
+    special_use: bool = False,
+    bot_addresses: Sequence[str] = (),
+    folder: Path | None = None,
+    name: str = "start list",
 ) -> StartList:
-    """Validate the start list in the YAML ``text``."""
+    r"""Validate the start list in the YAML ``text``; ``folder`` is where a players CSV is.
+
+    >>> try:
+    ...     parse_start_list("index: X\nname: [", name="x.yaml")
+    ... except StartListError as exc:
+    ...     print(exc.where, "|", exc.message)
+    x.yaml, line 2, column 8 | not valid YAML: expected the node content, but found '<stream end>'
+
+    """
     try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        raise StartListError("", f"not valid YAML: {where}{problem}") from None
-    return start_list_from_mapping(data, special_use=special_use, bot_addresses=bot_addresses)
+        where = f"{name}, line {mark.line + 1}, column {mark.column + 1}" if mark else name
+        raise StartListError("", f"not valid YAML: {problem}", where) from None
+    csv_rows: dict[int, tuple[int, dict[str, int]]] = {}
+    csv_name = ""
+    if isinstance(data, Mapping) and isinstance(data.get("players"), str):
+        if folder is None:
+            raise StartListError("players", "a CSV file can only be named in a start-list file")
+        csv_name = str(folder / data["players"].strip())
+        csv_text = _read(Path(csv_name), csv_name)
+        data = dict(data)
+        data["players"], csv_rows = players_from_csv(csv_text, csv_name)
+    try:
+        return start_list_from_mapping(data, special_use=special_use, bot_addresses=bot_addresses)
+    except StartListError as exc:
+        if exc.where:
+            raise
+        row = _row_of(exc.path)
+        if csv_rows and row is not None and row in csv_rows:
+            line, columns = csv_rows[row]
+            field = exc.path.rpartition(".")[2]
+            column = f", column {columns[field]} ({field})" if field in columns else ""
+            raise exc.at(f"{csv_name}, line {line}{column}") from None
+        mark = _locate(node, exc.path)
+        where = f"{name}, line {mark.line + 1}, column {mark.column + 1}" if mark else name
+        raise exc.at(where) from None
+
+
+def _row_of(path: str) -> int | None:
+    found = re.match(r"players\[(\d+)\]", path)
+    return int(found.group(1)) if found else None
+
+
+def _locate(node: yaml.Node | None, path: str) -> yaml.Mark | None:
+    """Where in the YAML the key ``path`` (``players[2].email``) is, as near as it exists."""
+    if node is None:
+        return None
+    mark: yaml.Mark | None = node.start_mark
+    for token in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        if token.startswith("[") and isinstance(node, yaml.SequenceNode):
+            i = int(token[1:-1])
+            if i >= len(node.value):
+                break
+            node = node.value[i]
+            mark = node.start_mark
+        elif isinstance(node, yaml.MappingNode):
+            pair = next(((k, v) for k, v in node.value if str(k.value) == token), None)
+            if pair is None:
+                break
+            mark = pair[1].start_mark if pair[1].value not in (None, "") else pair[0].start_mark
+            node = pair[1]
+        else:
+            break
+    return mark
+
+
+def players_from_csv(
+    text: str, name: str = "players.csv"
+) -> tuple[list[dict[str, str]], dict[int, tuple[int, dict[str, int]]]]:
+    r"""The players of a CSV file, and for each the line and the column of each field.
+
+    >>> rows, where = players_from_csv("id,name,email\nivanov,Ivan Ivanov,ivan@example.org\n")
+    >>> rows, where
+    ([{'id': 'ivanov', 'name': 'Ivan Ivanov', 'email': 'ivan@example.org'}], {0: (2, {'id': 1, 'name': 2, 'email': 3})})
+    >>> players_from_csv("id;name\n")
+    Traceback (most recent call last):
+    ...
+    mailbot.startlist.StartListError: players.csv, line 1: players: the header must name the columns id, name, email
+    """  # noqa: E501
+    sample = text[:4096]
+    try:
+        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample, delimiters=",;\t")
+    except csv.Error:
+        dialect = csv.excel
+    reader = csv.reader(io.StringIO(text), dialect)
+    try:
+        header = [h.strip().lower() for h in next(reader)]
+    except StopIteration:
+        raise StartListError("players", "the CSV file is empty", name) from None
+    except csv.Error as exc:
+        raise StartListError("players", f"not a CSV file: {exc}", f"{name}, line 1") from None
+    for i, column in enumerate(header):
+        if column not in CSV_COLUMNS:
+            known = ", ".join(CSV_COLUMNS)
+            raise StartListError(
+                "players",
+                f"unknown column {column!r} (known: {known})",
+                f"{name}, line 1, column {i + 1}",
+            )
+        if header.index(column) != i:
+            raise StartListError(
+                "players", f"column {column!r} twice", f"{name}, line 1, column {i + 1}"
+            )
+    if not {"id", "name", "email"} <= set(header):
+        raise StartListError(
+            "players", "the header must name the columns id, name, email", f"{name}, line 1"
+        )
+    columns = {column: i + 1 for i, column in enumerate(header)}
+    rows: list[dict[str, str]] = []
+    where: dict[int, tuple[int, dict[str, int]]] = {}
+    try:
+        for fields in reader:
+            if not any(f.strip() for f in fields):
+                continue
+            line = reader.line_num
+            if len(fields) != len(header):
+                raise StartListError(
+                    f"players[{len(rows)}]",
+                    f"{len(fields)} fields where the header has {len(header)}",
+                    f"{name}, line {line}",
+                )
+            row = {h: f.strip() for h, f in zip(header, fields, strict=True) if f.strip()}
+            where[len(rows)] = (line, columns)
+            rows.append(row)
+    except csv.Error as exc:
+        raise StartListError(
+            "players", f"not a CSV file: {exc}", f"{name}, line {reader.line_num}"
+        ) from None
+    return rows, where
 
 
 def start_list_from_mapping(
@@ -238,7 +437,16 @@ def start_list_from_mapping(
     director = _director(data.get("director"), special_use)
     players = _players(data.get("players"), special_use)
     _check_roles(director, players, bot_addresses)
-    games = _games(data.get("games"), [p.id for p in players])
+    boards = _boards(data.get("boards"))
+    teams = _teams(data.get("teams"), players, boards, special_use)
+    if teams:
+        players = [
+            dataclasses.replace(p, team=t.id, board=t.players.index(p.id) + 1)
+            if (t := next((t for t in teams if p.id in t.players), None))
+            else p
+            for p in players
+        ]
+    games = _games(data.get("games"), [p.id for p in players], teams, boards)
     return StartList(
         index=index,
         name=name,
@@ -255,6 +463,8 @@ def start_list_from_mapping(
         director=director,
         players=tuple(players),
         games=tuple(games),
+        teams=tuple(teams),
+        boards=boards if teams else None,
     )
 
 
@@ -377,7 +587,7 @@ def _players(data: Any, special_use: bool) -> list[PlayerEntry]:
         if not isinstance(item, Mapping):
             raise StartListError(path, "must be {id: ..., name: ..., email: ...}")
         for key in item:
-            if key not in ("id", "name", "email", "language", "notation", "secret", "gender"):
+            if key not in _PLAYER_KEYS:
                 raise StartListError(f"{path}.{key}", "unknown key")
         if "id" not in item:
             raise StartListError(f"{path}.id", "is required")
@@ -388,10 +598,19 @@ def _players(data: Any, special_use: bool) -> list[PlayerEntry]:
         name = _text(item, "name", f"{path}.name")
         if "email" not in item:
             raise StartListError(f"{path}.email", "is required")
-        email = normalise_email(f"{path}.email", item["email"], special_use)
-        if email in emails:
-            raise StartListError(f"{path}.email", f"{email} is already players[{emails[email]}]")
-        emails[email] = i
+        given = item["email"]
+        if isinstance(given, str):
+            given = [a for a in re.split(r"[\s;]+", given) if a]
+        if not isinstance(given, list) or not given:
+            raise StartListError(f"{path}.email", "must be an e-mail address or a list of them")
+        addresses = [normalise_email(f"{path}.email", a, special_use) for a in given]
+        for email in addresses:
+            if email in emails:
+                raise StartListError(
+                    f"{path}.email", f"{email} is already players[{emails[email]}]"
+                )
+            emails[email] = i
+        email = addresses[0]
         language = notation = None
         if item.get("language") is not None:
             language = _choice(item, "language", f"{path}.language", LANGUAGES)
@@ -407,13 +626,146 @@ def _players(data: Any, special_use: bool) -> list[PlayerEntry]:
         gender = None
         if item.get("gender") is not None:
             gender = _choice(item, "gender", f"{path}.gender", ("f", "m"))
-        players.append(PlayerEntry(key, name, email, language, notation, secret, gender))
+        players.append(
+            PlayerEntry(
+                key,
+                name,
+                email,
+                language,
+                notation,
+                secret,
+                gender,
+                country=_country(item.get("country"), f"{path}.country"),
+                rating=_number(item.get("rating"), f"{path}.rating", 0, 4000),
+                addresses=tuple(addresses[1:]),
+                team=_team_key(item.get("team"), f"{path}.team"),
+                board=_number(item.get("board"), f"{path}.board", 1, 99),
+            )
+        )
     return players
 
 
-def _games(data: Any, ids: list[str]) -> list[Pairing]:
+def _country(value: Any, path: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z]{3}", value.strip()):
+        raise StartListError(path, "must be a country code of three letters (ISO 3166), e.g. BGR")
+    return value.strip().upper()
+
+
+def _number(value: Any, path: str, low: int, high: int) -> int | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise StartListError(path, f"must be a whole number from {low} to {high}")
+    return value
+
+
+def _team_key(value: Any, path: str) -> str | None:
+    if value is None or value == "":
+        return None
+    return _player_id(value, path)
+
+
+def _boards(value: Any) -> int:
+    if value is None:
+        return 0
+    number = _number(value, "boards", 1, 99)
+    assert number is not None
+    return number
+
+
+def _teams(
+    data: Any, players: Sequence[PlayerEntry], boards: int, special_use: bool
+) -> list[TeamEntry]:
+    """The ``teams:`` of a team event; a team's players come from its ``players`` list or,
+    when it has none, from the players whose ``team`` column names it, by ``board``."""
+    if data is None:
+        if boards:
+            raise StartListError("boards", "is for team events: add teams:")
+        for i, p in enumerate(players):
+            if p.team is not None:
+                raise StartListError(f"players[{i}].team", "there is no teams: list")
+        return []
+    if not isinstance(data, list) or len(data) < 2:
+        raise StartListError("teams", "must list at least two teams")
+    if not boards:
+        raise StartListError("boards", "is required for a team event")
+    known = {p.id: i for i, p in enumerate(players)}
+    taken: dict[str, str] = {}
+    teams: list[TeamEntry] = []
+    for i, item in enumerate(data):
+        path = f"teams[{i}]"
+        if not isinstance(item, Mapping):
+            raise StartListError(path, "must be {id: ..., name: ..., players: [...]}")
+        for key in item:
+            if key not in ("id", "name", "captain", "players"):
+                raise StartListError(f"{path}.{key}", "unknown key")
+        if "id" not in item:
+            raise StartListError(f"{path}.id", "is required")
+        key = _player_id(item["id"], f"{path}.id")
+        if any(t.id == key for t in teams):
+            raise StartListError(f"{path}.id", f"team {key} is listed twice")
+        name = _text(item, "name", f"{path}.name")
+        captain = None
+        if item.get("captain") is not None:
+            c = item["captain"]
+            if not isinstance(c, Mapping) or set(c) - {"name", "email"}:
+                raise StartListError(f"{path}.captain", "must be {name: ..., email: ...}")
+            if "email" not in c:
+                raise StartListError(f"{path}.captain.email", "is required")
+            captain = Director(
+                _text(c, "name", f"{path}.captain.name"),
+                normalise_email(f"{path}.captain.email", c["email"], special_use),
+            )
+        members = item.get("players")
+        if members is None:
+            column = sorted(
+                (p for p in players if p.team == key), key=lambda p: (p.board or 999, known[p.id])
+            )
+            ids = [p.id for p in column]
+        elif isinstance(members, list):
+            ids = [_player_id(m, f"{path}.players[{j}]") for j, m in enumerate(members)]
+            for j, member in enumerate(ids):
+                if member not in known:
+                    raise StartListError(f"{path}.players[{j}]", f"{member} is not in players")
+        else:
+            raise StartListError(f"{path}.players", "must be a list of player ids in board order")
+        for j, member in enumerate(ids):
+            if member in taken:
+                raise StartListError(
+                    f"{path}.players[{j}]", f"{member} already plays for team {taken[member]}"
+                )
+            taken[member] = key
+        if len(ids) < boards:
+            raise StartListError(
+                f"{path}.players", f"team {key} has {len(ids)} players for {boards} boards"
+            )
+        teams.append(TeamEntry(key, name, tuple(ids), captain))
+    for p in players:
+        if p.team is not None and p.team not in {t.id for t in teams}:
+            raise StartListError(f"players[{known[p.id]}].team", f"there is no team {p.team}")
+    return teams
+
+
+def _games(
+    data: Any, ids: list[str], teams: Sequence[TeamEntry] = (), boards: int = 0
+) -> list[Pairing]:
     if data is None:
         raise StartListError("games", "is required")
+    if data == "team-round-robin":
+        if not teams:
+            raise StartListError("games", "team-round-robin needs teams:")
+        return [
+            Pairing(i + 1, g.white, g.black, g.round, g.board)
+            for i, g in enumerate(
+                team_round_robin({t.id: t.players[:boards] for t in teams}, boards)
+            )
+        ]
+    if teams:
+        raise StartListError("games", "a team event plays team-round-robin")
     if data in ("round-robin", "double-round-robin"):
         games: list[Pairing] = []
         for r in round_robin(ids, double=data == "double-round-robin"):
@@ -424,7 +776,9 @@ def _games(data: Any, ids: list[str]) -> list[Pairing]:
         return games
     if not isinstance(data, list):
         raise StartListError(
-            "games", "must be round-robin, double-round-robin or a list of {white: ID, black: ID}"
+            "games",
+            "must be round-robin, double-round-robin, team-round-robin "
+            "or a list of {white: ID, black: ID}",
         )
     if not data:
         raise StartListError("games", "must list at least one game")

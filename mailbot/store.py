@@ -44,6 +44,7 @@ from sqlalchemy import (
     create_engine,
     event,
     func,
+    or_,
     select,
     text,
 )
@@ -82,12 +83,15 @@ __all__ = [
     "ReplyCount",
     "Team",
     "Tournament",
+    "TournamentStartedError",
     "UTCDateTime",
     "alembic_config",
+    "delete_tournament",
     "describe_url",
     "import_start_list",
     "make_engine",
     "migrations_directory",
+    "players_writing_from",
     "schema_revision",
     "session_factory",
     "store_problem",
@@ -121,6 +125,10 @@ class DuplicateTournamentError(ValueError):
     def __init__(self, index: str) -> None:
         super().__init__(f"tournament {index} already exists; give the new one another index")
         self.index = index
+
+
+class TournamentStartedError(ValueError):
+    """A tournament in which a move has been played cannot be deleted."""
 
 
 class NaiveDatetimeError(ValueError):
@@ -859,6 +867,16 @@ def import_start_list(
         director_email=start_list.director.email,
         created_at=now,
     )
+    teams: dict[str, Team] = {}
+    for team_entry in start_list.teams:
+        team = Team(
+            key=team_entry.id,
+            name=team_entry.name,
+            captain_name=team_entry.captain.name if team_entry.captain else None,
+            captain_email=team_entry.captain.email if team_entry.captain else None,
+        )
+        teams[team_entry.id] = team
+        tournament.teams.append(team)
     players: dict[str, Player] = {}
     for entry in start_list.players:
         player = Player(
@@ -869,6 +887,11 @@ def import_start_list(
             notation=entry.notation,
             secret=entry.secret,
             gender=entry.gender,
+            country=entry.country,
+            rating=entry.rating,
+            team=teams.get(entry.team or ""),
+            board=entry.board,
+            addresses=[PlayerAddress(email=a) for a in entry.addresses],
         )
         players[entry.id] = player
         tournament.players.append(player)
@@ -886,3 +909,51 @@ def import_start_list(
     session.add(tournament)
     session.flush()
     return tournament
+
+
+def players_writing_from(session: Session, address: str) -> list[Player]:
+    """The players (of every tournament) who write from ``address``: their main
+    address or one of their others."""
+    other = select(PlayerAddress.player_id).where(PlayerAddress.email == address)
+    return list(
+        session.scalars(
+            select(Player)
+            .where(or_(Player.email == address, Player.id.in_(other)))
+            .order_by(Player.id)
+        ).all()
+    )
+
+
+def delete_tournament(session: Session, index: str) -> int:
+    """Remove tournament ``index`` before its first move; returns the messages withdrawn.
+
+    Its start messages and any other mail about it not yet sent are withdrawn;
+    mail already sent and received stays in the store, no longer tied to a game.
+    Raises :class:`LookupError` when there is no such tournament and
+    :class:`TournamentStartedError` once a move has been played in it.
+    """
+    t = session.scalars(select(Tournament).where(Tournament.index == index)).first()
+    if t is None:
+        raise LookupError(f"no tournament {index}")
+    games = [g.id for g in t.games]
+    played = session.scalar(select(func.count(Move.id)).where(Move.game_id.in_(games)))
+    if played:
+        raise TournamentStartedError(
+            f"tournament {index} has {played} moves played: it can no longer be deleted "
+            "(withdraw players or record results instead)"
+        )
+    pending = session.scalars(
+        select(Outbox).where(
+            Outbox.status != "sent",
+            or_(
+                Outbox.game_id.in_(games),
+                Outbox.subject.startswith(f"[{index}]", autoescape=True),
+                Outbox.subject.startswith(f"[{index}/", autoescape=True),
+            ),
+        )
+    ).all()
+    for row in pending:
+        session.delete(row)
+    session.delete(t)
+    session.flush()
+    return len(pending)

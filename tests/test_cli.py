@@ -74,10 +74,10 @@ def test_init_is_idempotent(db_url: str, tmp_path: Path) -> None:
     config = str(write_config(tmp_path, db_url))
     status, out = run("-c", config, "init")
     assert status == 0
-    assert "created at revision 0004" in out
+    assert "created at revision 0005" in out
     status, out = run("-c", config, "init")
     assert status == 0
-    assert "up to date at revision 0004" in out
+    assert "up to date at revision 0005" in out
     assert schema_revision(db_url) == "0005"
 
 
@@ -160,7 +160,9 @@ def test_bad_start_list_names_the_key(tmp_path: Path, capsys: pytest.CaptureFixt
     capsys.readouterr()
     assert run("-c", config, "tournament", "import", str(start_list))[0] == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"mailbot: {start_list}: players[2].email: 'popov@' is not a valid")
+    assert err.startswith(
+        f"mailbot: {start_list}, line 10, column 43: players[2].email: 'popov@' is not a valid"
+    )
     assert err.count("\n") == 1
     assert run("-c", config, "tournament", "import", str(tmp_path / "none.yaml"))[0] == 2
     assert "none.yaml: file not found" in capsys.readouterr().err

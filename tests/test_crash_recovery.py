@@ -38,6 +38,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from mailbot.notation import Notation, write_move
+from mailbot.pgn import surname_first
 from mailbot.store import InboundMessage, Move, Outbox, make_engine
 
 UTC = datetime.UTC
@@ -439,7 +440,9 @@ def _check_outcome(
     while (read := chess.pgn.read_game(stream)) is not None:
         games[(read.headers["White"], read.headers["Black"])] = list(read.mainline_moves())
     assert games == {
-        (_name(w), _name(b)): [chess.Move.from_uci(uci) for _ply, uci, _id in expected[n]]
+        (surname_first(_name(w)), surname_first(_name(b))): [
+            chess.Move.from_uci(uci) for _ply, uci, _id in expected[n]
+        ]
         for n, (w, b) in enumerate(backlog.pairs, 1)
     }
     return duplicates

@@ -425,7 +425,7 @@ def test_end_of_tournament_extension_claims_and_adjudication(make: Make) -> None
     text = text_of(packet)
     assert "White claims 1-0, Black claims 1/2-1/2" in text
     assert "White keeps the initiative" in text and "Black equalises" in text
-    assert pgn_of(packet).headers["White"] == "Chris Cedar"
+    assert pgn_of(packet).headers["White"] == "Cedar, Chris"
     # no clock runs in a game waiting for the arbiter: no repeat, overstep or silence
     # (Black's move of 28 April would be repeated to White on 12 May; White would
     # overstep on 13 May)

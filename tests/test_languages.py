@@ -44,6 +44,7 @@ players:
   - {{id: ann, name: Ann Able, email: ann@example.org, language: en}}
   - {{id: bob, name: Bob Bold, email: bob@example.org, language: bg}}
   - {{id: cid, name: Cid Cole, email: cid@example.org, language: ru}}
+  - {{id: dan, name: Dan Dale, email: dan@example.org, language: bg, gender: f}}
 games:
   - {{white: ann, black: bob}}
   - {{white: cid, black: ann}}
@@ -51,7 +52,8 @@ games:
 """
 #: Words that may stand in any language's mail: names, tags, the notation of moves.
 ALLOWED = {"Languages", "cup", "Ann", "Able", "Bob", "Bold", "Cid", "Cole", "Tom", "Director",
-           "LX", "INDEX", "ICCF", "FEN", "PGN", "SB", "UTC"}  # fmt: skip
+           "LX", "INDEX", "ICCF", "FEN", "PGN", "SB", "UTC", "Dan", "Dale", "ID", "NEW", "Old",
+           "ann", "bob", "cid", "dan"}  # fmt: skip
 TEMPLATES = template_dir()
 
 
@@ -76,7 +78,7 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
     """One of each event, about the games of ``bench`` (and whether it answers a message)."""
     with bench.sessions() as session:
         games = list(session.scalars(select(Game).order_by(Game.number)))
-        ann, bob, cid = (p.id for p in session.scalars(select(Player).order_by(Player.id)))
+        ann, bob, cid, dan = (p.id for p in session.scalars(select(Player).order_by(Player.id)))
         claim = session.scalars(select(Claim)).first()
         held = session.scalars(select(HeldOrder)).first()
         row = session.scalars(select(Outbox)).first()
@@ -126,6 +128,11 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
         (ev.Undeliverable(row.id, (1,)), False),
         (ev.DigestDue((bob,), None), False),
         (ev.DirectorDigest(1, at(1)), False),
+        (ev.TournamentStarted(1), False),
+        (ev.PlayerChanged(bob, "address", "old@example.org"), False),
+        (ev.PlayerChanged(cid, "name", "Cid Old"), False),
+        (ev.PlayerReplaced(bob, dan, (g1, g3), False), False),
+        (ev.PlayerReplaced(cid, dan, (g2,), True), False),
     ]  # fmt: skip
     for kind in ev.AnswerKind:
         details: dict[str, object] = {"sender": "eve@example.net", "tag": "LX-1/9",
@@ -178,9 +185,12 @@ def world(request: pytest.FixtureRequest, sqlite_url: str) -> Iterator[Bench]:
 
 
 def language_of(bench: Bench, address: str, tournament_language: str) -> str:
-    return {"ann@example.org": "en", "bob@example.org": "bg", "cid@example.org": "ru"}.get(
-        address, tournament_language
-    )
+    return {
+        "ann@example.org": "en",
+        "bob@example.org": "bg",
+        "cid@example.org": "ru",
+        "dan@example.org": "bg",
+    }.get(address, tournament_language)
 
 
 _RE_PGN = re.compile(r"\[Event .*", re.DOTALL)

@@ -422,7 +422,8 @@ def test_a_master_game_by_mail_from_first_move_to_resignation(
         record, played = pgn_moves(out.getvalue())
         assert played == moves
         assert record.headers["Result"] == "0-1"
-        assert (record.headers["White"], record.headers["Black"]) == ("Петър Петров", "John Carter")
+        names = (record.headers["White"], record.headers["Black"])
+        assert names == ("Петров, Петър", "Carter, John")
         assert record.headers["WhiteDays"] == str(final.white_total)
         assert record.headers["BlackDays"] == str(final.black_total)
         # every move's comment carries its sending date and its days

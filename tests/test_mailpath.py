@@ -1030,7 +1030,7 @@ def test_the_command_line_polls_and_reports(
     assert code == 0
     record = chess.pgn.read_game(io.StringIO(out))
     assert record is not None
-    assert record.headers["White"] == "Ivan Ivanov"
+    assert record.headers["White"] == "Ivanov, Ivan"  # Last, First as Scid and ChessBase sort
     assert [m.uci() for m in record.mainline_moves()] == ["e2e4", "e7e5"]
 
     capsys.readouterr()

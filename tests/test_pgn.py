@@ -20,7 +20,12 @@ from mailbot.pgn import (
     PgnExportError,
     export,
     export_many,
+    mode_for,
+    surname_first,
 )
+from mailbot.record import export_pgn
+from mailbot.startlist import parse_start_list
+from mailbot.store import Base, Game, Move, import_start_list, make_engine, session_factory
 
 # Everitt - Wang, ICCF 1997 (NAPZ/MPP final): a real correspondence game, 54 moves.
 EVERITT_WANG = """
@@ -270,3 +275,88 @@ def test_any_legal_game_round_trips(choices: list[int]) -> None:
     game = read(text)
     assert list(game.mainline_moves()) == moves
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+# ---------------------------------------------------------------------------
+# Names, ratings, countries and the mode, for Scid and ChessBase
+
+
+def test_ratings_and_countries_are_tagged_when_known() -> None:
+    rec = record(
+        timed(moves_of("1. e4 c5 *")),
+        result="*",
+        termination=None,
+        white_elo=2336,
+        black_elo=None,
+        white_country="usa",
+        black_country=None,
+    )
+    game = read(export(rec))
+    assert game.headers["WhiteElo"] == "2336"
+    assert game.headers["WhiteCountry"] == "USA"
+    assert "BlackElo" not in game.headers and "BlackCountry" not in game.headers
+    # the seven-tag roster still comes first
+    assert list(game.headers)[:7] == ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+
+
+@pytest.mark.parametrize(
+    ("name", "pgn_name"),
+    [
+        ("Ivan Ivanov", "Ivanov, Ivan"),
+        ("Иван Иванов", "Иванов, Иван"),
+        ("Петър Петров Петров", "Петров, Петър Петров"),
+        ("Gordon T. Everitt", "Everitt, Gordon T."),
+        ("Ludwig van Beethoven", "van Beethoven, Ludwig"),
+        ("Kasparov", "Kasparov"),
+        ("Everitt, Gordon T.", "Everitt, Gordon T."),
+        ("  Ivan   Ivanov ", "Ivanov, Ivan"),
+    ],
+)
+def test_names_go_surname_first(name: str, pgn_name: str) -> None:
+    assert surname_first(name) == pgn_name
+
+
+STORED = """
+index: BG-2026-E1
+name: Държавно първенство
+profile: {profile}
+start: 2026-03-01
+end: 2027-06-30
+director: {{name: Georgi Georgiev, email: td@federation.example}}
+players:
+  - {{id: ivanov, name: Иван Иванов, email: ivanov@example.org}}
+  - {{id: smith, name: John Smith, email: smith@example.org}}
+games: [{{white: ivanov, black: smith}}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("profile", "mode"),
+    [("bg-email", "EM"), ("bg-post", "PM"), ("iccf-postal", "PM"), ("iccf-server", "TC")],
+)
+def test_a_stored_game_for_scid_and_chessbase(profile: str, mode: str) -> None:
+    assert mode_for(profile) == mode
+    engine = make_engine("sqlite://")
+    Base.metadata.create_all(engine)
+    created = datetime.datetime(2026, 2, 1, tzinfo=datetime.UTC)
+    with session_factory(engine).begin() as session:
+        t = import_start_list(session, parse_start_list(STORED.format(profile=profile)), created)
+        ivanov, smith = t.players
+        ivanov.country, ivanov.rating = "BGR", 2215
+        smith.country, smith.rating = "GBR", None
+        sent = datetime.datetime(2026, 3, 3, 9, tzinfo=datetime.UTC)
+        t.games[0].moves.append(
+            Move(ply=1, uci="e2e4", san="e4", text="e2-e4", sent_at=sent, days=2,
+                 received_counted_on=datetime.date(2026, 3, 1))
+        )  # fmt: skip
+    with session_factory(engine)() as session:
+        g = session.get(Game, 1)
+        assert g is not None
+        game = read(export_pgn(g))
+    engine.dispose()
+    assert game.headers["White"] == "Иванов, Иван"
+    assert game.headers["Black"] == "Smith, John"
+    assert game.headers["WhiteCountry"] == "BGR" and game.headers["BlackCountry"] == "GBR"
+    assert game.headers["WhiteElo"] == "2215" and "BlackElo" not in game.headers
+    assert game.headers["Mode"] == mode
+    assert [m.uci() for m in game.mainline_moves()] == ["e2e4"]

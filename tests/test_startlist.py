@@ -221,7 +221,9 @@ ERRORS: list[tuple[str, Any, str, str]] = [
     ("player email twice", _player(2, email="P0@example.org"), "players[2].email", "players[0]"),
     ("player language", _player(1, language="fr"), "players[1].language", "one of en, bg, ru"),
     ("player notation", _player(0, notation="xx"), "players[0].notation", "must be one of"),
-    ("player extra key", _player(0, rating=2200), "players[0].rating", "unknown key"),
+    ("player extra key", _player(0, club="Levski"), "players[0].club", "unknown key"),
+    ("player rating", _player(0, rating="high"), "players[0].rating", "whole number"),
+    ("player country", _player(0, country="Bulgaria"), "players[0].country", "three letters"),
     ("games missing", _without("games"), "games", "is required"),
     ("games unknown word", example(games="swiss"), "games", "round-robin, double"),
     ("games empty", example(games=[]), "games", "at least one game"),
@@ -264,7 +266,7 @@ def test_errors_name_the_key(data: Any, path: str, message: str) -> None:
     [
         ("", "empty"),
         ("- a\n- b\n", "mapping"),
-        ("index: [unclosed\n", "not valid YAML: line 2"),
+        ("index: [unclosed\n", "line 2, column 1: not valid YAML"),
     ],
 )
 def test_file_level_errors(text: str, message: str) -> None:

@@ -1,0 +1,469 @@
+"""The dispute file of one game: what a claim or an appeal needs (art. 35-36, 57-60).
+
+:func:`write_evidence` writes into one folder every message the bot received
+about the game, byte for byte as it reached the mailbox, and every message it
+sent about it, composed as the outbox sends it, each an ``.eml`` file named so
+that the names sort in time order::
+
+    001-received-2026-03-03T09-00-00Z.eml        a player's move, arrived 09:00 UTC
+    002-sent-2026-03-03T10-00-00Z.eml            the move mail to the opponent
+    003-sent-2026-03-03T10-00-00Z.eml            the confirmation to the sender
+    004-unsent-queued-2026-03-07T09-01-00Z.eml   still waiting in the outbox
+    index.txt                                    each file: instant, direction, who, subject
+    moves.txt                                    the move table, penalties, totals, claims
+
+It only reads the store, and the same store gives the same bytes: the one
+thing the bot chooses afresh each time it composes a message, the MIME
+boundary, is derived here from the message's Message-ID.
+
+>>> evidence_name(7, 3, "received", datetime.datetime(2026, 3, 4, 10, 12, tzinfo=datetime.UTC))
+'007-received-2026-03-04T10-12-00Z.eml'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import email
+import email.header
+import email.message
+import email.parser
+import email.policy
+import hashlib
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import chess
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from mailbot.addresses import AddressError
+from mailbot.outbox import compose
+from mailbot.record import control_of, local_date, profile_of, tag_of, totals
+from mailbot.report import find_game
+from mailbot.store import Claim, Game, InboundMessage, Leave, LeaveExtra, Outbox, Player
+
+__all__ = ["EvidenceFolderError", "evidence_name", "moves_table", "write_evidence"]
+
+#: The first words of ``index.txt``: how a folder holding a dispute file is recognised.
+HEADING = "Dispute file of "
+_OURS = re.compile(r"\d{3,}-(received|sent|unsent-queued)-[0-9T-]+Z\.eml\Z")
+_BOUNDARY = re.compile(rb'boundary="([^"]+)"')
+
+
+class EvidenceFolderError(ValueError):
+    """The folder cannot take the dispute file: it is a file, or it holds other things
+    than a dispute file of this game."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Entry:
+    """One message of the dispute file, before it has its number."""
+
+    #: Sorts the messages: the instant (the queueing, for mail not sent), received first.
+    key: tuple[datetime.datetime, int, int]
+    direction: str  # received | sent | unsent-queued
+    #: The arrival or sending instant; for mail not sent, when it was queued.
+    instant: datetime.datetime
+    data: bytes | None
+    lines: tuple[str, ...]
+
+
+def evidence_name(number: int, width: int, direction: str, instant: datetime.datetime) -> str:
+    """The file name of the ``number``-th message: number, direction, UTC instant."""
+    return f"{number:0{width}d}-{direction}-{_stamp(instant).replace(':', '-')}.eml"
+
+
+def write_evidence(session: Session, tag: str, folder: Path, *, sender: str) -> list[Path]:
+    """Write the dispute file of game ``tag`` (``INDEX/N``) into ``folder``; return the
+    files written: the messages in time order, then ``index.txt`` and ``moves.txt``.
+
+    ``sender`` is the bot's ``smtp.sender``: the From of the mail it sent, which the
+    outbox does not store. The messages:
+
+    - received: every stored message tied to the game, or carrying its
+      ``[INDEX/N]`` tag in the subject, or that gave the game a move, a
+      penalty, a claim or a delay notice, or either player a leave (a leave
+      pauses the game's clock), or that the bot answered with mail about the
+      game: the raw bytes as stored, named by the arrival in the bot's
+      mailbox (IMAP INTERNALDATE);
+    - sent: every outbox row of the game, and every message about several
+      games (one reader, one moment: a leave, a digest) whose text names
+      ``[INDEX/N]``: composed as :func:`mailbot.outbox.compose` composes it
+      for a server without SMTPUTF8 (the form nearly every message takes; an
+      address that cannot go without SMTPUTF8 is written as it goes with it),
+      named by the instant the SMTP server accepted it. Mail still waiting
+      or given up is ``unsent-queued``, named by when it was queued, and
+      has no sending instant.
+
+    The folder is created if missing. A TD runs this again as a game goes
+    on: a folder that holds this game's dispute file is brought up to date
+    (the bot's files replaced, anything the TD added there left alone); a
+    file, or a folder with anything else in it, is refused with
+    :class:`EvidenceFolderError`, so a mistyped path never mixes two games'
+    files or overwrites another ``index.txt``. Nothing is written outside
+    ``folder``, and files are never followed through a symbolic link.
+    Raises :class:`mailbot.report.UnknownGameError` for an unknown game.
+
+    >>> import tempfile
+    >>> from mailbot.store import Base, make_engine, session_factory, import_start_list
+    >>> from mailbot.startlist import parse_start_list
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> start = parse_start_list('''
+    ... index: EX-1
+    ... name: Example cup
+    ... profile: bg-email
+    ... start: 2026-03-01
+    ... end: 2026-12-31
+    ... director: {name: Tom Director, email: td@federation.example}
+    ... players:
+    ...   - {id: ann, name: Ann Archer, email: ann@example.org}
+    ...   - {id: bob, name: Bob Baker, email: bob@example.org}
+    ... games: round-robin
+    ... ''')
+    >>> february = datetime.datetime(2026, 2, 1, tzinfo=datetime.UTC)
+    >>> with session_factory(engine).begin() as session:
+    ...     _ = import_start_list(session, start, february)
+    >>> with session_factory(engine)() as session, tempfile.TemporaryDirectory() as tmp:
+    ...     folder = Path(tmp) / "EX-1-1"
+    ...     written = write_evidence(session, "EX-1/1", folder, sender="bot@fed.example")
+    ...     print([p.name for p in written])
+    ...     print((folder / "index.txt").read_text().splitlines()[0])
+    ['index.txt', 'moves.txt']
+    Dispute file of EX-1/1: Ann Archer – Bob Baker
+    """
+    g = find_game(session, tag)
+    tag = tag_of(g)
+    old = _prepare(folder, tag)
+    rows = _outbox(session, g)
+    entries = sorted(
+        [*(_received(m) for m in _inbound(session, g, rows)), *_sent(rows, sender)],
+        key=lambda e: e.key,
+    )
+    width = max(3, len(str(len(entries))))
+    names = [
+        evidence_name(n, width, e.direction, e.instant) for n, e in enumerate(entries, start=1)
+    ]
+    for stale in old - set(names):
+        (folder / stale).unlink()
+    written: list[Path] = []
+    index = [*_preamble(g), ""]
+    for name, entry in zip(names, entries, strict=True):
+        index.append(name if entry.data is not None else f"{name} (not written)")
+        index.extend(f"    {line}" for line in entry.lines)
+        if entry.data is not None:
+            written.append(_write(folder / name, entry.data))
+    written.append(_write(folder / "index.txt", _text(index)))
+    written.append(_write(folder / "moves.txt", _text(moves_table(g))))
+    return written
+
+
+# ---------------------------------------------------------------------------
+# The folder
+
+
+def _prepare(folder: Path, tag: str) -> set[str]:
+    """Create ``folder`` or check that it may take ``tag``'s dispute file; return the
+    names of the messages an earlier run wrote there."""
+    if folder.exists() and not folder.is_dir():
+        raise EvidenceFolderError(f"{folder} is a file; give a folder for the dispute file")
+    folder.mkdir(parents=True, exist_ok=True)
+    present = {p.name for p in folder.iterdir()}
+    if not present:
+        return set()
+    index = folder / "index.txt"
+    first = ""
+    if index.is_file() and not index.is_symlink():
+        with index.open(encoding="utf-8", errors="replace") as handle:
+            first = handle.readline()
+    if not first.startswith(HEADING):
+        raise EvidenceFolderError(
+            f"{folder} is not empty and holds no dispute file; give an empty or a new folder"
+        )
+    if not first.startswith(f"{HEADING}{tag}:"):
+        other = first[len(HEADING) :].partition(":")[0]
+        raise EvidenceFolderError(
+            f"{folder} holds the dispute file of {other}; give another folder for {tag}"
+        )
+    return {name for name in present if _OURS.match(name)}
+
+
+def _write(path: Path, data: bytes) -> Path:
+    """Write ``data`` as a new file at ``path``, never through a symbolic link."""
+    if path.is_symlink() or path.exists():
+        path.unlink()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    with os.fdopen(os.open(path, flags, 0o644), "wb") as handle:
+        handle.write(data)
+    return path
+
+
+def _text(lines: Iterable[str]) -> bytes:
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+# ---------------------------------------------------------------------------
+# The messages
+
+
+def _inbound(session: Session, g: Game, rows: Sequence[Outbox]) -> list[InboundMessage]:
+    """Every received message about ``g`` (see :func:`write_evidence`); ``rows`` are the
+    outbox rows about it, whose messages answer some."""
+    tag = f"[{tag_of(g)}]"
+    ids: set[int] = set(
+        session.scalars(select(InboundMessage.id).where(InboundMessage.game_id == g.id)).all()
+    )
+    ids.update(
+        i
+        for i, subject in session.execute(
+            select(InboundMessage.id, InboundMessage.subject).where(
+                InboundMessage.game_id.is_(None),
+                InboundMessage.subject.contains(tag, autoescape=True),
+            )
+        ).all()
+        if subject and tag in subject
+    )
+    players = (g.white, g.black)
+    causes: list[int | None] = [
+        *(m.inbound_id for m in g.moves),
+        *(p.inbound_id for p in g.penalties),
+        *(c.inbound_id for c in g.claims),
+        *(d.inbound_id for d in g.delays),
+        *(lv.inbound_id for p in players for lv in p.leaves),
+        *session.scalars(
+            select(LeaveExtra.inbound_id).where(LeaveExtra.player_id.in_([p.id for p in players]))
+        ).all(),
+        *(row.inbound_id for row in rows),
+    ]
+    ids.update(i for i in causes if i is not None)
+    if not ids:
+        return []
+    return list(
+        session.scalars(select(InboundMessage).where(InboundMessage.id.in_(sorted(ids)))).all()
+    )
+
+
+def _outbox(session: Session, g: Game) -> list[Outbox]:
+    """The outbox rows about ``g``: its own, and those about several games naming it."""
+    tag = f"[{tag_of(g)}]"
+    own = session.scalars(select(Outbox).where(Outbox.game_id == g.id)).all()
+    # a message about several games (one reader, one moment) has no game of its own;
+    # its parts are headed by each game's tag
+    shared = session.scalars(
+        select(Outbox).where(
+            Outbox.game_id.is_(None), Outbox.text_body.contains(tag, autoescape=True)
+        )
+    ).all()
+    return [*own, *(row for row in shared if tag in row.text_body)]
+
+
+def _received(m: InboundMessage) -> _Entry:
+    headers = email.parser.BytesHeaderParser(policy=email.policy.compat32).parsebytes(m.raw)
+    handled = m.status + (f": {_one_line(m.reason)}" if m.reason else "")
+    recipients = f"to {_header(headers, 'To')}"
+    if cc := _header(headers, "Cc"):
+        recipients += f"; cc {cc}"
+    subject = _one_line(m.subject) if m.subject is not None else _header(headers, "Subject")
+    lines = (
+        f"received {_stamp(m.internaldate)} (arrival in the bot's mailbox)",
+        f"from {m.from_addr or _header(headers, 'From')}",
+        recipients,
+        f"subject: {subject}",
+        f"message-id: {_angled(m.message_id)}; handled: {handled}",
+    )
+    return _Entry((m.internaldate, 0, m.id), "received", m.internaldate, m.raw, lines)
+
+
+def _sent(rows: Sequence[Outbox], sender: str) -> list[_Entry]:
+    entries = []
+    for row in rows:
+        data, problem = _composed(row, sender)
+        recipients = f"to {', '.join(row.to_addrs)}"
+        if row.cc_addrs:
+            recipients += f"; cc {', '.join(row.cc_addrs)}"
+        about = "" if row.game_id is not None else " (a message about several games)"
+        if row.status == "sent" and row.sent_at is not None:
+            direction, instant = "sent", row.sent_at
+            when = f"sent {_stamp(row.sent_at)} (accepted by the SMTP server)"
+        else:
+            direction, instant = "unsent-queued", row.created_at
+            reason = f", last error: {_one_line(row.last_error)}" if row.last_error else ""
+            state = "given up" if row.status == "failed" else "waiting"
+            when = (
+                f"not sent ({state} after {row.attempts} attempts{reason}); "
+                f"queued {_stamp(row.created_at)}"
+            )
+        lines = [
+            when,
+            f"from {sender}",
+            recipients,
+            f"subject: {_one_line(row.subject)}",
+            f"message-id: <{row.message_id}>; event: {row.event}{about}",
+        ]
+        if problem:
+            lines.append(f"cannot be composed: {problem}")
+        entries.append(_Entry((instant, 1, row.id), direction, instant, data, tuple(lines)))
+    return entries
+
+
+def _composed(row: Outbox, sender: str) -> tuple[bytes | None, str]:
+    """The message as the outbox sends it, its MIME boundaries derived from its Message-ID."""
+    try:
+        try:
+            data = compose(row, sender, smtputf8=False)
+        except AddressError:
+            data = compose(row, sender, smtputf8=True)
+    except (AddressError, ValueError) as exc:
+        return None, _one_line(str(exc))
+    for n, old in enumerate(dict.fromkeys(_BOUNDARY.findall(data))):
+        digest = hashlib.sha256(f"{row.message_id}/{n}".encode()).hexdigest()
+        data = data.replace(old, b"=" * 15 + b"%019d" % (int(digest, 16) % 10**19) + b"==")
+    return data, ""
+
+
+def _header(message: email.message.Message, name: str) -> str:
+    values = message.get_all(name) or []
+    out = []
+    for value in values:
+        try:
+            out.append(str(email.header.make_header(email.header.decode_header(str(value)))))
+        except (LookupError, UnicodeError, ValueError):
+            out.append(str(value))
+    return _one_line(", ".join(out))
+
+
+def _angled(message_id: str | None) -> str:
+    if not message_id:
+        return "-"
+    return message_id if message_id.startswith("<") else f"<{message_id}>"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:300]
+
+
+def _stamp(instant: datetime.datetime) -> str:
+    return instant.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _preamble(g: Game) -> list[str]:
+    t = g.tournament
+    return [
+        f"{HEADING}{tag_of(g)}: {g.white.name} – {g.black.name}",
+        f"{t.name} ({t.profile}), director {t.director_name}",
+        "",
+        "Every message the bot received about the game, byte for byte as it reached",
+        "the bot's mailbox, and every message it sent about it, as the outbox",
+        "composed it; in time order. Instants are UTC (ISO 8601): received is the",
+        "arrival in the bot's mailbox (IMAP INTERNALDATE), sent the outbox pass in",
+        "which the SMTP server accepted the message. Mail not sent (waiting or given",
+        "up) has no sending instant; its name carries when it was queued. The moves,",
+        "their dates and days are in moves.txt.",
+    ]
+
+
+# ---------------------------------------------------------------------------
+# The move table
+
+
+def moves_table(g: Game) -> list[str]:
+    """``moves.txt``: every move with its dates and days, the penalties, the totals and
+    the time controls, the claims, the players' leave and delay notices."""
+    t = g.tournament
+    tz = ZoneInfo(t.timezone)
+    p = profile_of(t)
+    out = [
+        f"Moves of {tag_of(g)}: {g.white.name} (White) – {g.black.name} (Black)",
+        f"{t.name}; {t.profile}: {p.days_per_control} days per {p.moves_per_control} moves; "
+        f"clocks started {t.start}",
+    ]
+    if g.result:
+        ended = f", {_stamp(g.ended_at)}" if g.ended_at else ""
+        out.append(f"result {g.result} ({g.termination}){ended}")
+    else:
+        turn = "White" if len(g.moves) % 2 == 0 else "Black"
+        out.append(f"in play: {turn} to move after ply {len(g.moves)}")
+    out += [
+        f"Dates are calendar days in {t.timezone}; instants are UTC.",
+        "received: the receipt day as the clock counts it (in the Bulgarian profiles the",
+        "day after the move reached the player, art. 8; for the first move the start,",
+        "art. 24); sent: the day the move reached the bot; days: thinking days charged",
+        "to the move (penalties apart); arrived: the instant the move reached the bot's",
+        "mailbox; forwarded: the instant the bot sent it on to the opponent.",
+        "",
+        f"{'ply':>4}  {'move':<8}  {'received':<10}  {'sent':<10}  {'days':>4}  "
+        f"{'arrived':<20}  forwarded",
+    ]
+    board = chess.Board()
+    for m in g.moves:
+        move = chess.Move.from_uci(m.uci)
+        san = board.san(move)
+        board.push(move)
+        received = m.received_counted_on.isoformat() if m.received_counted_on else "-"
+        forwarded = _stamp(m.forwarded_at) if m.forwarded_at else "-"
+        flag = "  conditional" if m.automatic else ""
+        out.append(
+            f"{m.ply:>4}  {san:<8}  {received:<10}  {local_date(m.sent_at, tz).isoformat():<10}  "
+            f"{m.days:>4}  {_stamp(m.sent_at):<20}  {forwarded:<20}{flag}".rstrip()
+        )
+    out += ["", "Penalties"]
+    out += [
+        f"  {pen.color} +{pen.days} days ({pen.reason}) at ply {pen.ply_at}, "
+        f"by the {'director' if pen.decided_by == 'td' else 'referee'}, {_stamp(pen.created_at)}"
+        for pen in g.penalties
+    ] or ["  none"]
+    sums = totals(g)
+    out += ["", f"Time used (penalties included): White {sums.white} days, Black {sums.black} days"]
+    for color in (chess.WHITE, chess.BLACK):
+        state = control_of(g, color)
+        steps = ", ".join(
+            f"move {o.move_number} ({o.used} of {o.limit} days"
+            f"{', awarded by the director' if o.awarded else ''})"
+            for o in state.oversteps
+        )
+        line = (
+            f"{'White' if color == chess.WHITE else 'Black'}: {state.used_days} of "
+            f"{state.limit_days} days used by move {state.next_control_move} "
+            f"(count from move {state.count_start})"
+        )
+        out.append(f"{line}; oversteps: {steps}" if steps else line)
+    out += ["", "Claims"]
+    out += [f"  {_claim_line(c)}" for c in g.claims] or ["  none"]
+    out += ["", "Leave"]
+    out += [
+        f"  {_leave_line(g, player, lv)}" for player in (g.white, g.black) for lv in player.leaves
+    ] or ["  none"]
+    out += ["", "Delay notices (art. 25)"]
+    out += [
+        f"  {d.color}, for the move after ply {d.ply_at}, received {_stamp(d.received_at)}"
+        for d in g.delays
+    ] or ["  none"]
+    return out
+
+
+def _claim_line(c: Claim) -> str:
+    line = c.kind
+    if c.by_color:
+        line += f" by {c.by_color}"
+    if c.against:
+        line += f" against {c.against}"
+    line += f", opened {_stamp(c.opened_at)}: {c.status}"
+    if c.decided_by:
+        line += f" by {c.decided_by}"
+    if c.decided_at:
+        line += f" {_stamp(c.decided_at)}"
+    return line
+
+
+def _leave_line(g: Game, player: Player, lv: Leave) -> str:
+    colour = "White" if player.id == g.white_id else "Black"
+    by = "director" if lv.granted_by == "td" else "player"
+    line = f"{player.name} ({colour}): {lv.start} to {lv.end}, granted by the {by}"
+    for c in lv.cancellations:
+        if c.game_id == g.id:
+            line += f"; cancelled in this game from {c.from_date}"
+    return line
