@@ -361,6 +361,7 @@ def _status_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="GAME|INDEX",
         help="INDEX/N for one game in detail, INDEX for one tournament's games",
     )
+    _now_arguments(parser)
 
 
 @command(
@@ -369,6 +370,7 @@ def _status_arguments(parser: argparse.ArgumentParser) -> None:
 def status(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot import report
 
+    _fix_now(ctx, args)
     if args.game and report.split_tag(args.game)[1] is None:
         index = report.split_tag(args.game)[0]
         return _report(ctx, lambda session: report.tournament_status(session, index, ctx.now()))

@@ -149,6 +149,15 @@ def test_a_double_round_robin_from_csv_sends_each_player_one_start_mail(
     assert all((b, w) in pairs for w, b in pairs)
     assert pairs[:5] == [("p1", "p10"), ("p2", "p9"), ("p3", "p8"), ("p4", "p7"), ("p5", "p6")]
 
+    # one tournament's status, and a game's evidence with the start mail in it
+    status, out = run("-c", config, "status", "CSV-2026", "--now", "2026-03-05T12:00")
+    assert status == 0, out
+    assert len(re.findall(r"^\s*CSV-2026/\d+\b", out, flags=re.M)) == 90
+    status, out = run("-c", config, "evidence", "CSV-2026/1", str(tmp_path / "dispute"))
+    assert status == 0, out
+    assert (tmp_path / "dispute" / "moves.txt").exists()
+    assert (tmp_path / "dispute" / "index.txt").exists()
+
 
 MISTAKES: list[tuple[str, str, str, str]] = [
     # (what, start-list change, csv change, where the message must point)
