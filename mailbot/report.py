@@ -380,8 +380,21 @@ def tournament_of(session: Session, index: str) -> Tournament:
 
 
 def crosstable_of(t: Tournament) -> Crosstable:
-    """The crosstable of a tournament's players (those replaced are left out)."""
-    games = [(g.white.key, g.black.key, g.result) for g in t.games]
+    """The crosstable of a tournament's players.
+
+    A player replaced under 003 part 1 art. 9 has no line of their own: their
+    finished games count for the line of the newcomer who took their place.
+    """
+    by_id = {p.id: p for p in t.players}
+
+    def place(p: Player) -> str:
+        seen = {p.id}
+        while p.replaced_by_id is not None and p.replaced_by_id not in seen:
+            seen.add(p.replaced_by_id)
+            p = by_id[p.replaced_by_id]
+        return p.key
+
+    games = [(place(g.white), place(g.black), g.result) for g in t.games]
     players = [(p.key, p.name) for p in t.players if p.replaced_by_id is None]
     return crosstable(players, games)
 

@@ -221,3 +221,27 @@ def test_a_captain_has_a_copy_of_the_directors_notices_about_the_teams_games(
         assert notice.cc_addrs == ["cap-a@example.org"]
     finally:
         b.close()
+
+
+def test_the_finished_games_of_a_replaced_player_count_for_the_newcomers_place(
+    bench: Bench,
+) -> None:
+    from mailbot.report import crosstable_of, standings_of
+
+    bench.send(IVAN, "1. e2-e4", at(2), subject="[RO-1/3] ход")
+    bench.send(BLACK, "resign", at(3), subject="[RO-1/3] move")
+    assert bench.game(3)[0] == "1-0"
+    bench.send(TD, 'replace black bruno "Bruno Brown" bruno@example.org', at(4), headers=DMARC)
+
+    with bench.sessions() as session:
+        g = session.scalars(select(Game).where(Game.number == 1)).one()
+        assert g.black.key == "bruno"
+        finished = session.scalars(select(Game).where(Game.number == 3)).one()
+        assert finished.black.key == "black"  # the game she played stays hers in the PGN
+        table = crosstable_of(g.tournament)
+        rows = {row.player: row for row in table.rows}
+        assert "black" not in rows
+        assert (rows["bruno"].played, rows["bruno"].losses, rows["bruno"].unfinished) == (1, 1, 1)
+        assert rows["ivan"].points == 1
+        text = standings_of(session, "RO-1")
+    assert "Bruno Brown" in text and "Bella Black" not in text
