@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import Config
@@ -37,7 +37,7 @@ from mailbot.inbox import Mailbox, MailboxError
 from mailbot.notifier import tell_director_undeliverable
 from mailbot.outbox import Delivery, deliver_due
 from mailbot.postman import Postman
-from mailbot.store import Tournament, store_problem
+from mailbot.store import Game, Move, Outbox, Tournament, store_problem
 
 log = logging.getLogger(__name__)
 
@@ -129,15 +129,61 @@ def read_mailbox(
     return counts
 
 
-def publish_all(sessions: sessionmaker[Session], folder: Path, now: datetime.datetime) -> int:
-    """Write every tournament's pages into ``folder/INDEX/``; returns the files written."""
+def publish_all(
+    sessions: sessionmaker[Session],
+    folder: Path,
+    now: datetime.datetime,
+    published: dict[str, tuple[object, ...]] | None = None,
+) -> int:
+    """Write every tournament's pages into ``folder/INDEX/``; returns the files written.
+
+    With ``published`` (what each tournament's pages last showed), a tournament
+    whose moves, mail and day have not changed since is left as it is. A
+    tournament whose pages cannot be written is logged and the others go on.
+    """
     from mailbot.site import write_site
 
     written = 0
     with sessions() as session:
-        for index in session.scalars(select(Tournament.index).order_by(Tournament.index)).all():
-            written += len(write_site(session, index, folder / index, now))
+        marks = _site_marks(session, now)
+        for index, mark in marks.items():
+            if published is not None and published.get(index) == mark:
+                continue
+            try:
+                written += len(write_site(session, index, folder / index, now))
+            except Exception as exc:
+                log.error("site: %s: %s: %s", index, type(exc).__name__, exc)
+                log.debug("the failure in full", exc_info=True)
+                continue
+            if published is not None:
+                published[index] = mark
     return written
+
+
+def _site_marks(session: Session, now: datetime.datetime) -> dict[str, tuple[object, ...]]:
+    """What a tournament's pages depend on: its last move, its last mail, and the day
+    (the days running on a move change with it)."""
+    moves: dict[int, int] = {
+        tid: last
+        for tid, last in session.execute(
+            select(Game.tournament_id, func.max(Move.id)).join(Move).group_by(Game.tournament_id)
+        ).all()
+    }
+    mail: dict[int, int] = {
+        tid: last
+        for tid, last in session.execute(
+            select(Game.tournament_id, func.max(Outbox.id))
+            .join(Outbox, Outbox.game_id == Game.id)
+            .group_by(Game.tournament_id)
+        ).all()
+    }
+    day = now.date()
+    return {
+        index: (moves.get(tid), mail.get(tid), day)
+        for tid, index in session.execute(
+            select(Tournament.id, Tournament.index).order_by(Tournament.index)
+        ).all()
+    }
 
 
 def poll_once(config: Config, sessions: sessionmaker[Session], now: Clock) -> PassReport:
@@ -199,6 +245,8 @@ class Daemon:
         #: Set by the scheduler at the configured hour (and at start, to catch up).
         self.sweep_due = threading.Event()
         self._outage: str | None = None
+        #: What each tournament's published pages last showed (see :func:`publish_all`).
+        self._pages: dict[str, tuple[object, ...]] = {}
 
     # -- signals ---------------------------------------------------------------
 
@@ -303,11 +351,17 @@ class Daemon:
             return
         self._published = True
         try:
-            written = publish_all(self.sessions, Path(self.config.site_folder), wall_clock())
-        except OSError as exc:
-            log.error("site: cannot write %s: %s", self.config.site_folder, exc)
+            written = publish_all(
+                self.sessions, Path(self.config.site_folder), wall_clock(), self._pages
+            )
+        except Exception as exc:
+            problem = store_problem(self.sessions)
+            if problem is not None:
+                raise StoreUnavailable(problem) from exc
+            log.error("site: %s: %s", type(exc).__name__, exc)
             return
-        log.debug("site: %d files written", written)
+        if written:
+            log.info("site: %d files written", written)
 
     def _scheduler(self) -> BackgroundScheduler:
         """APScheduler marks the daily sweep due; the loop runs it between IDLE waits."""

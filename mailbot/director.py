@@ -48,7 +48,17 @@ from mailbot.gamemail import claim_end, end_game
 from mailbot.leave import parse_date
 from mailbot.phrase import Phrase
 from mailbot.record import color_of, control_of, profile_of, tag_of
-from mailbot.store import Claim, Game, LeaveExtra, Penalty, Player, Tournament
+from mailbot.store import (
+    Claim,
+    Game,
+    Leave,
+    LeaveCancellation,
+    LeaveExtra,
+    Outbox,
+    Penalty,
+    Player,
+    Tournament,
+)
 from mailbot.work import Work
 
 VERBS: dict[str, tuple[str, ...]] = {
@@ -376,13 +386,14 @@ def _withdraw(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     return withdraw(desk, _player(desk, order.player), valid=order.valid)
 
 
-def _new_address(desk: Office, t: Tournament, given: str | None) -> str:
+def _new_address(desk: Office, t: Tournament, given: str | None, owner: Player | None) -> str:
+    """``given`` in its normal form, when no one else in ``t`` writes from it."""
     try:
         address = check_address(given or "", special_use=True)
-    except AddressError as exc:
-        raise OrderError("bad-address", address=given, error=str(exc)) from None
+    except AddressError:
+        raise OrderError("bad-address", address=given) from None
     for p in t.players:
-        if p.writes_from(address):
+        if p is not owner and p.writes_from(address):
             raise OrderError("address-taken", address=address, player=p.key)
     if address == t.director_email:
         raise OrderError("address-taken", address=address, player=t.director_name)
@@ -390,9 +401,19 @@ def _new_address(desk: Office, t: Tournament, given: str | None) -> str:
 
 
 def _address(desk: Office, order: Order, claim: Claim | None) -> Phrase:
+    """The player's address from now on; mail still waiting goes there too (a TD changes
+    an address because mail to the old one bounces)."""
     player = _player(desk, order.player)
     before = player.email
-    player.email = _new_address(desk, player.tournament, order.email)
+    player.email = _new_address(desk, player.tournament, order.email, player)
+    # the new address may have been one of the player's others: it is the main one now
+    player.addresses = [a for a in player.addresses if a.email != player.email]
+    waiting = desk.session.scalars(select(Outbox).where(Outbox.status != "sent")).all()
+    for row in waiting:
+        if before in row.to_addrs:
+            row.to_addrs = [player.email if a == before else a for a in row.to_addrs]
+            if row.status == "failed":
+                row.status, row.attempts, row.next_attempt_at = "pending", 0, desk.now
     desk.tell(ev.PlayerChanged(player.id, "address", before))
     return Phrase("order.address", {"player": player.name, "address": player.email})
 
@@ -419,7 +440,7 @@ def _replace(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     newcomer = Player(
         key=order.newcomer,
         name=order.name[:200],
-        email=_new_address(desk, t, order.email),
+        email=_new_address(desk, t, order.email, None),
         team=old.team,
         board=old.board,
     )
@@ -428,12 +449,41 @@ def _replace(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     games = [g for g in t.games if old.id in (g.white_id, g.black_id) and g.result is None]
     plain = not any(m for g in games for m in g.moves if (m.ply % 2 == 1) == (g.white_id == old.id))
     for g in games:
-        if g.white_id == old.id:
+        colour = "white" if g.white_id == old.id else "black"
+        if colour == "white":
             g.white = newcomer
         else:
             g.black = newcomer
-        if g.draw_offer_by is not None:
-            g.draw_offer_by, g.draw_offer_ply = None, None  # the offer was the old player's
+        # the player's own offer and conditional line were theirs, not the newcomer's;
+        # the opponent's offer stands
+        if g.draw_offer_by == colour:
+            g.draw_offer_by, g.draw_offer_ply = None, None
+        if g.pending_conditional_by == colour:
+            g.pending_conditional, g.pending_conditional_by = None, None
+    # the leave already taken is the place's: it paused these games and counts
+    # against the year's allowance (003 part 1 art. 9 gives the newcomer the clocks)
+    for lv in old.leaves:
+        copy = Leave(
+            start=lv.start,
+            end=lv.end,
+            created_at=lv.created_at,
+            inbound_id=lv.inbound_id,
+            granted_by=lv.granted_by,
+        )
+        copy.cancellations = [
+            LeaveCancellation(game_id=c.game_id, from_date=c.from_date) for c in lv.cancellations
+        ]
+        newcomer.leaves.append(copy)
+    for extra in desk.session.scalars(select(LeaveExtra).where(LeaveExtra.player_id == old.id)):
+        desk.session.add(
+            LeaveExtra(
+                player_id=newcomer.id,
+                year=extra.year,
+                days=extra.days,
+                created_at=extra.created_at,
+                inbound_id=extra.inbound_id,
+            )
+        )
     old.replaced_by_id = newcomer.id
     desk.session.flush()
     desk.tell(ev.PlayerReplaced(old.id, newcomer.id, tuple(g.id for g in games), plain))

@@ -427,6 +427,9 @@ class Notifier:
         tz = ZoneInfo(g.tournament.timezone)
         board = board_of(g)
         last = len(g.moves)
+        last_own = max(
+            (p for p in range(e.first_ply, last + 1) if p not in e.automatic), default=last
+        )
         for recipient, reply in ((opponent, False), (mover, True)):
             if recipient is opponent and opponent.digest:
                 continue  # the move goes in the opponent's daily digest
@@ -435,7 +438,8 @@ class Notifier:
             context: dict[str, Any] = {
                 "recipient": recipient.name,
                 "opponent": (mover if recipient is opponent else opponent).name,
-                "moved": write_pair_from(g, e.first_ply, style),
+                # the mover's own moves; what a conditional line answered is told apart
+                "moved": write_pair_from(g, e.first_ply, style, upto=last_own),
                 "line": line,
                 "draw_offer": e.draw_offered,
                 "control": None,
@@ -449,15 +453,18 @@ class Notifier:
                     "control_move": state.next_control_move,
                     "left": state.days_left,
                 }
+            # a conditional line may have answered the move: then it is the mover's turn
+            context["your_move"] = board.turn == color_of(g, recipient)
+            if context["your_move"]:
+                context["example"] = _example(board, recipient)
+            automatic = ", ".join(write_pair_from(g, ply, style, upto=ply) for ply in e.automatic)
             if recipient is opponent:
-                context["example"] = _example(board, opponent) if board.turn != color else ""
                 context["said"] = e.said
+                context["answered"] = automatic
                 template = event = "move"
             else:
                 template = event = "move-accepted"
-                context["automatic"] = ", ".join(
-                    write_pair_from(g, ply, style, upto=ply) for ply in e.automatic
-                )
+                context["automatic"] = automatic
                 context["conditional"] = _line(board, e.conditional, style)
                 context["reminders"] = [
                     referee.explain_reminder(r, language_for(mover)) for r in e.reminders

@@ -70,24 +70,6 @@ def find_game(session: Session, tag: str) -> Game:
     return g
 
 
-def _running(g: Game, now: datetime.datetime) -> int:
-    """Days running on the move being thought about."""
-    p = profile_of(g.tournament)
-    tz = ZoneInfo(g.tournament.timezone)
-    if g.result is not None:
-        return 0
-    if not g.moves:
-        return clock.first_move_days(p, g.tournament.start, max(now, _start(g, tz)), (), tz)
-    received = g.moves[-1].forwarded_at or g.moves[-1].sent_at
-    return clock.move_days(p, received, max(now, received), (), tz)
-
-
-def _start(g: Game, tz: ZoneInfo) -> datetime.datetime:
-    return datetime.datetime.combine(g.tournament.start, datetime.time(), tz).astimezone(
-        datetime.UTC
-    )
-
-
 #: ``mailbot status`` lists every game of a tournament of at most this many games; of a
 #: bigger one, only the games that need the director (``mailbot status INDEX``: all).
 OVERVIEW_GAMES = 100
@@ -379,22 +361,28 @@ def tournament_of(session: Session, index: str) -> Tournament:
     return t
 
 
+def seats(t: Tournament) -> dict[int, str]:
+    """Each player's line in the table, by player id: their own key, or for a player
+    replaced under 003 part 1 art. 9 the key of the newcomer who took the place."""
+    by_id = {p.id: p for p in t.players}
+    out: dict[int, str] = {}
+    for start in t.players:
+        p, seen = start, {start.id}
+        while p.replaced_by_id is not None and p.replaced_by_id not in seen:
+            seen.add(p.replaced_by_id)
+            p = by_id[p.replaced_by_id]
+        out[start.id] = p.key
+    return out
+
+
 def crosstable_of(t: Tournament) -> Crosstable:
     """The crosstable of a tournament's players.
 
     A player replaced under 003 part 1 art. 9 has no line of their own: their
     finished games count for the line of the newcomer who took their place.
     """
-    by_id = {p.id: p for p in t.players}
-
-    def place(p: Player) -> str:
-        seen = {p.id}
-        while p.replaced_by_id is not None and p.replaced_by_id not in seen:
-            seen.add(p.replaced_by_id)
-            p = by_id[p.replaced_by_id]
-        return p.key
-
-    games = [(place(g.white), place(g.black), g.result) for g in t.games]
+    seat = seats(t)
+    games = [(seat[g.white_id], seat[g.black_id], g.result) for g in t.games]
     players = [(p.key, p.name) for p in t.players if p.replaced_by_id is None]
     return crosstable(players, games)
 

@@ -524,9 +524,11 @@ def _standings_view(t: Tournament, words: Words, games: Sequence[GameView]) -> d
     by_key = {p.key: p for p in t.players}
     # the games of each pair, in the order the crosstable gives their marks
     numbers: dict[tuple[str, str], list[int]] = {}
+    seat = report.seats(t)
     for g in t.games:
-        numbers.setdefault((g.white.key, g.black.key), []).append(g.number)
-        numbers.setdefault((g.black.key, g.white.key), []).append(g.number)
+        white, black = seat[g.white_id], seat[g.black_id]
+        numbers.setdefault((white, black), []).append(g.number)
+        numbers.setdefault((black, white), []).append(g.number)
     rows: list[StandingRow] = []
     for row in table.rows:
         cells: list[tuple[Link, ...] | None] = []

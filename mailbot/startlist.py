@@ -501,10 +501,11 @@ def _check_roles(
         raise StartListError("director.email", f"{director.email} is the bot's own address")
     for i, player in enumerate(players):
         path = f"players[{i}].email"
-        if without_tag(player.email) in bots:
-            raise StartListError(path, f"{player.email} is the bot's own address")
-        if player.email == director.email:
-            raise StartListError(path, f"{player.email} is the director's address")
+        for address in (player.email, *player.addresses):
+            if without_tag(address) in bots:
+                raise StartListError(path, f"{address} is the bot's own address")
+            if address == director.email:
+                raise StartListError(path, f"{address} is the director's address")
 
 
 _MISSING: Any = object()
@@ -726,6 +727,16 @@ def _teams(
                 (p for p in players if p.team == key), key=lambda p: (p.board or 999, known[p.id])
             )
             ids = [p.id for p in column]
+            boards_seen: dict[int, str] = {}
+            for entry in column:
+                if entry.board is None:
+                    continue
+                if entry.board in boards_seen:
+                    raise StartListError(
+                        f"players[{known[entry.id]}].board",
+                        f"team {key} has {boards_seen[entry.board]} on board {entry.board}",
+                    )
+                boards_seen[entry.board] = entry.id
         elif isinstance(members, list):
             ids = [_player_id(m, f"{path}.players[{j}]") for j, m in enumerate(members)]
             for j, member in enumerate(ids):
@@ -734,6 +745,11 @@ def _teams(
         else:
             raise StartListError(f"{path}.players", "must be a list of player ids in board order")
         for j, member in enumerate(ids):
+            said = players[known[member]].team
+            if said is not None and said != key:
+                raise StartListError(
+                    f"players[{known[member]}].team", f"{member} is listed in team {key}"
+                )
             if member in taken:
                 raise StartListError(
                     f"{path}.players[{j}]", f"{member} already plays for team {taken[member]}"

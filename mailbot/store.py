@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime
 import importlib.util
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -954,6 +955,12 @@ def delete_tournament(session: Session, index: str) -> int:
     ).all()
     for row in pending:
         session.delete(row)
+    # orders held for the director's confirmation that name the event would otherwise
+    # apply to a new event imported under the same index
+    named = re.compile(rf"(?<![\w.-]){re.escape(index)}(?![\w.-]|/\D)")
+    for held in session.scalars(select(HeldOrder).where(HeldOrder.status == "held")).all():
+        if held.director_email == t.director_email and any(named.search(o) for o in held.orders):
+            held.status = "cancelled"
     session.delete(t)
     session.flush()
     return len(pending)

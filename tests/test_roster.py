@@ -15,6 +15,7 @@ from deskbench import TD, Bench, at
 from sqlalchemy import select
 from test_cli import _environment, run, write_config  # noqa: F401 (fixture)
 
+from mailbot.report import _running_days
 from mailbot.store import Game, Outbox, Player, make_engine, session_factory
 
 START = """
@@ -245,3 +246,81 @@ def test_the_finished_games_of_a_replaced_player_count_for_the_newcomers_place(
         assert rows["ivan"].points == 1
         text = standings_of(session, "RO-1")
     assert "Bruno Brown" in text and "Bella Black" not in text
+
+
+def test_a_conditional_reply_leaves_the_mover_to_move_and_both_mails_say_so(
+    sqlite_url: str,
+) -> None:
+    b = Bench(
+        sqlite_url, START.replace("notation: en\n", "notation: en\nconditional_moves: true\n")
+    )
+    try:
+        b.send(IVAN, "1. e2-e4", at(2), subject="[RO-1/3] ход")
+        b.send(BLACK, "1... e7-e5 2. Ng1-f3 Nb8-c6", at(3), subject="[RO-1/3] move")
+        before = last(b)
+
+        b.send(IVAN, "2. Кg1-f3", at(5), subject="[RO-1/3] ход")
+
+        assert b.plies(3) == ["e2e4", "e7e5", "g1f3", "b8c6"]
+        (to_ivan,) = since(b, IVAN, before, "move-accepted")
+        assert "Вариантът на противника Ви отговори: 2... Кb8-c6. Отново е Ваш ред." in (
+            to_ivan.text_body
+        )
+        assert "например „" in to_ivan.text_body
+        (to_bella,) = since(b, BLACK, before, "move")
+        text = to_bella.text_body
+        assert "Your conditional line answered with 2... Nb8-c6: it is Иван Иванов's move" in text
+        assert "It is your move" not in text and "Reply to this message with your move" not in text
+    finally:
+        b.close()
+
+
+def test_a_newcomer_inherits_the_leave_the_offer_to_the_place_and_no_conditional_line(
+    sqlite_url: str,
+) -> None:
+    b = Bench(
+        sqlite_url,
+        START.replace("notation: en\n", "notation: en\nconditional_moves: true\n"),
+        authserv_id="mx.federation.example",
+    )
+    try:
+        b.send(WHITE, "1. e2-e4 draw", at(2), subject="[RO-1/1] move")
+        b.send(IVAN, "1. e2-e4", at(2), subject="[RO-1/3] ход")
+        b.send(BLACK, "1... e7-e5 2. Ng1-f3 Nb8-c6", at(3), subject="[RO-1/3] move")
+        b.send(BLACK, "leave 2026-03-10 2026-03-20", at(4), subject="[RO-1/1] leave")
+        b.send(TD, 'replace black bruno "Bruno Brown" bruno@example.org', at(25), headers=DMARC)
+        with b.sessions() as session:
+            g1 = session.scalars(select(Game).where(Game.number == 1)).one()
+            g3 = session.scalars(select(Game).where(Game.number == 3)).one()
+            # White's offer to the place stands; Bella's own line is gone
+            assert g1.draw_offer_by == "white"
+            assert g3.pending_conditional is None
+            bruno = g1.black
+            assert [(lv.start.day, lv.end.day) for lv in bruno.leaves] == [(10, 20)]
+            # Bella's leave still pauses the place's clock: 4 to 26 March less 11 days
+            assert _running_days(g1, at(26)) == 12
+        before = last(b)
+        b.send("bruno@example.org", "accept", at(26), subject="[RO-1/1] draw")
+        assert b.game(1)[0] == "1/2-1/2"
+        # Ivan's 2. Nf3 is not answered by the line of the player who left
+        b.send(IVAN, "2. Кg1-f3", at(26), subject="[RO-1/3] ход")
+        assert b.plies(3) == ["e2e4", "e7e5", "g1f3"]
+        assert since(b, "bruno@example.org", before, "move")  # Ivan's move reached Bruno
+    finally:
+        b.close()
+
+
+def test_a_new_address_takes_the_mail_still_waiting(bench: Bench) -> None:
+    bench.send(BLACK, "status", at(2), subject="[RO-1/1] status")
+    with bench.sessions.begin() as session:
+        waiting = session.scalars(select(Outbox).where(Outbox.to_addrs.is_not(None))).all()
+        assert any(BLACK in r.to_addrs for r in waiting)
+    bench.send(TD, "address black bella@home.example", at(3), headers=DMARC)
+
+    with bench.sessions() as session:
+        rows = session.scalars(select(Outbox).where(Outbox.status != "sent")).all()
+        assert not any(BLACK in r.to_addrs for r in rows)
+        assert any("bella@home.example" in r.to_addrs for r in rows)
+        bella = session.scalars(select(Player).where(Player.key == "black")).one()
+        # her other address became the main one; it is not listed twice
+        assert bella.email == "bella@home.example" and bella.addresses == []

@@ -372,7 +372,7 @@ def test_team_mistakes_are_refused(
 def test_the_daemon_publishes_every_tournament_into_the_site_folder(
     sqlite_url: str, tmp_path: Path
 ) -> None:
-    from deskbench import WHITE, Bench, at
+    from deskbench import BLACK, WHITE, Bench, at
 
     from mailbot.config import parse_config
     from mailbot.daemon import publish_all
@@ -380,12 +380,66 @@ def test_the_daemon_publishes_every_tournament_into_the_site_folder(
     bench = Bench(sqlite_url)
     try:
         bench.send(WHITE, "1. e2-e4", at(2), subject="[PX-1/1] move")
-        written = publish_all(bench.sessions, tmp_path / "www", at(3))
+        pages: dict[str, tuple[object, ...]] = {}
+        written = publish_all(bench.sessions, tmp_path / "www", at(3), pages)
+        # nothing changed: nothing is written again; a move: the event's pages are
+        again = publish_all(bench.sessions, tmp_path / "www", at(3), pages)
+        bench.send(BLACK, "1... e7-e5", at(3), subject="[PX-1/1] move")
+        after_move = publish_all(bench.sessions, tmp_path / "www", at(3), pages)
     finally:
         bench.close()
-    assert written == 4  # index.html, two game pages, PX-1.pgn
+    assert (written, again, after_move) == (4, 0, 4)  # index.html, two game pages, PX-1.pgn
     page = (tmp_path / "www" / "PX-1" / "game-1.html").read_text(encoding="utf-8")
     assert "e4" in page
     config = write_config(tmp_path, sqlite_url, site_folder=str(tmp_path / "www"))
     parsed = parse_config(config.read_text(), {"MAILBOT_TEST_PASSWORD": "x"})
     assert parsed.site_folder == str(tmp_path / "www")
+
+
+def test_two_players_on_one_board_of_a_team_are_refused_with_the_line(tmp_path: Path) -> None:
+    from mailbot.startlist import StartListError, load_start_list
+
+    (tmp_path / "players.csv").write_text(
+        team_csv().replace("a3,A3 Player,a3@example.org,a,2", "a3,A3 Player,a3@example.org,a,3"),
+        encoding="utf-8",
+    )
+    (tmp_path / "start.yaml").write_text(TEAMS, encoding="utf-8")
+    with pytest.raises(StartListError) as caught:
+        load_start_list(tmp_path / "start.yaml")
+    assert "players.csv, line 4, column 5 (board): players[2].board: team a has a2 on board 3" in (
+        str(caught.value)
+    )
+
+
+def test_no_address_of_a_player_may_be_the_directors_or_the_bots(tmp_path: Path) -> None:
+    from mailbot.startlist import StartListError, parse_start_list
+
+    text = HEAD.replace(
+        "players: players.csv",
+        "players: [{id: a, name: A, email: a@example.org},"
+        " {id: b, name: B, email: [b@example.org, td@federation.example]}]",
+    )
+    with pytest.raises(StartListError, match=r"players\[1\]\.email: td@federation\.example is"):
+        parse_start_list(text)
+    with pytest.raises(StartListError, match="the bot's own address"):
+        parse_start_list(
+            text.replace("td@federation.example]", "bot+x@federation.example]"),
+            bot_addresses=["bot@federation.example"],
+        )
+
+
+def test_deleting_cancels_the_orders_held_for_the_event(sqlite_url: str) -> None:
+    from deskbench import TD, Bench, at
+
+    from mailbot.store import HeldOrder, delete_tournament
+
+    bench = Bench(sqlite_url)
+    try:
+        bench.send(TD, "forfeit PX-1/1 black", at(2))  # no DMARC: held for confirmation
+        with bench.sessions.begin() as session:
+            assert delete_tournament(session, "PX-1") >= 1
+        with bench.sessions() as session:
+            (held,) = session.scalars(select(HeldOrder)).all()
+            assert held.status == "cancelled"
+    finally:
+        bench.close()
