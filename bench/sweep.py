@@ -1,0 +1,142 @@
+"""The daily deadline sweep over a big event: quiet, and with some games due.
+
+Creates a database (an SQLite file by default, or a fresh schema in the
+PostgreSQL database given with ``--database``), imports one round robin of
+``--players`` players (142 make 10,011 games), and times
+
+- a quiet sweep the day after the start, when nothing is due;
+- a sweep fifteen days after the start, when ``--due`` per cent of the games
+  have a first move that has waited fourteen days for its answer (a repeat is
+  due in each), the others have none.
+
+The mail the sweep queues stays in the outbox (nothing is sent)::
+
+    python bench/sweep.py                      # 142 players, 10,011 games, SQLite
+    python bench/sweep.py --players 60 --due 5
+    python bench/sweep.py --database postgresql+psycopg://postgres@127.0.0.1:5432/test
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import resource
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+
+from sqlalchemy import create_engine, func, select, text
+from sqlalchemy.engine import make_url
+
+from mailbot.startlist import start_list_from_mapping
+from mailbot.store import (
+    Game,
+    Move,
+    Outbox,
+    import_start_list,
+    make_engine,
+    session_factory,
+    upgrade,
+)
+from mailbot.sweep import sweep
+
+UTC = datetime.UTC
+SENDER = "Federation CC <bot@federation.example>"
+START = datetime.date(2026, 3, 1)
+
+
+@contextlib.contextmanager
+def database(url: str | None) -> Iterator[str]:
+    """An empty database: a temporary SQLite file, or a new schema of ``url``."""
+    if url is None:
+        folder = tempfile.mkdtemp(prefix="mailbot-sweep-")
+        try:
+            yield f"sqlite:///{folder}/bench.db"
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        return
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(url)
+    with admin.begin() as connection:
+        connection.execute(text(f"CREATE SCHEMA {schema}"))
+    try:
+        scoped = make_url(url).update_query_dict({"options": f"-csearch_path={schema}"})
+        yield scoped.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as connection:
+            connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
+def timed(what: str, run: object) -> float:
+    began = time.perf_counter()
+    result = run()  # type: ignore[operator]
+    seconds = time.perf_counter() - began
+    print(f"{what:<18}{seconds:.2f} s" + (f"  ({result})" if result is not None else ""))
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=142)
+    parser.add_argument("--due", type=float, default=1.0, help="per cent of games due")
+    parser.add_argument("--database", help="a PostgreSQL URL (default: an SQLite file)")
+    args = parser.parse_args()
+
+    with database(args.database) as url:
+        upgrade(url)
+        engine = make_engine(url)
+        sessions = session_factory(engine)
+        start_list = start_list_from_mapping(
+            {
+                "index": "SWEEP-1",
+                "name": "Sweep benchmark",
+                "profile": "bg-email",
+                "start": START,
+                "end": START + datetime.timedelta(days=700),
+                "director": {"name": "Tom Director", "email": "td@federation.example"},
+                "players": [
+                    {"id": f"p{i}", "name": f"Player {i}", "email": f"p{i}@example.org"}
+                    for i in range(1, args.players + 1)
+                ],
+                "games": "round-robin",
+            }
+        )
+        created = datetime.datetime(2026, 2, 20, tzinfo=UTC)
+
+        def load() -> str:
+            with sessions.begin() as session:
+                t = import_start_list(session, start_list, created)
+                return f"{len(t.games)} games"
+
+        print(f"database:         {make_url(url).get_backend_name()}")
+        timed("import", load)
+        with sessions() as session:
+            games = session.scalar(select(func.count(Game.id))) or 0
+        quiet_at = datetime.datetime(2026, 3, 2, 12, tzinfo=UTC)
+        quiet = timed("quiet sweep", lambda: sweep(sessions, SENDER, quiet_at).line())
+        print(f"per game:         {quiet / max(games, 1) * 1000:.2f} ms")
+
+        moved = datetime.datetime(2026, 3, 1, 9, tzinfo=UTC)
+        due = max(1, round(games * args.due / 100))
+        with sessions.begin() as session:
+            for g in session.scalars(select(Game).order_by(Game.id).limit(due)):
+                session.add(
+                    Move(game=g, ply=1, uci="e2e4", san="e4", text="1. e2-e4", sent_at=moved)
+                )
+        due_at = datetime.datetime(2026, 3, 16, 12, tzinfo=UTC)
+        timed(f"sweep, {due} due", lambda: sweep(sessions, SENDER, due_at).line())
+        with sessions() as session:
+            queued = session.scalar(select(func.count(Outbox.id))) or 0
+        print(f"mail queued:      {queued}")
+        engine.dispose()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    print(f"peak RSS:         {peak} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
