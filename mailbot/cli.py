@@ -365,7 +365,9 @@ def _status_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @command(
-    "status", help="games, whose move, both clocks; one game in detail", arguments=_status_arguments
+    "status",
+    help="games, whose move, both clocks; one tournament (INDEX) or one game (INDEX/N) in detail",
+    arguments=_status_arguments,
 )
 def status(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot import report
