@@ -26,6 +26,7 @@ import chess
 import jinja2
 
 from mailbot import catalogue
+from mailbot.catalogue import plural
 from mailbot.diagram import html_diagram, text_diagram
 from mailbot.phrase import Phrase
 
@@ -61,21 +62,6 @@ def long_date(value: datetime.date | None) -> str:
     if value is None:
         return "–"
     return f"{value.day}.{value.month}.{value.year}"
-
-
-def plural(n: int, language: str, one: str, few: str, many: str) -> str:
-    """The noun form for ``n`` (Russian has three forms, Bulgarian and English two).
-
-    >>> plural(21, "ru", "день", "дня", "дней"), plural(3, "ru", "день", "дня", "дней")
-    ('день', 'дня')
-    """
-    if language == "ru":
-        if n % 10 == 1 and n % 100 != 11:
-            return one
-        if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-            return few
-        return many
-    return one if abs(n) == 1 else many
 
 
 @dataclasses.dataclass(frozen=True)

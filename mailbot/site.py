@@ -59,8 +59,9 @@ import yaml
 from sqlalchemy.orm import Session
 
 from mailbot import clock, record, report
+from mailbot.catalogue import plural
 from mailbot.notation import Notation, write_move
-from mailbot.notices import LANGUAGES, long_date, plural, template_dir
+from mailbot.notices import LANGUAGES, long_date, template_dir
 from mailbot.result import Result
 from mailbot.standings import ANNULLED_MARK, UNFINISHED_MARK, Match, format_points
 from mailbot.store import Game, Player, Tournament
