@@ -398,11 +398,8 @@ def moves_table(g: Game) -> list[str]:
         f"{'ply':>4}  {'move':<8}  {'received':<10}  {'sent':<10}  {'days':>4}  "
         f"{'arrived':<20}  forwarded",
     ]
-    board = chess.Board()
     for m in g.moves:
-        move = chess.Move.from_uci(m.uci)
-        san = board.san(move)
-        board.push(move)
+        san = m.san  # as it was played
         received = m.received_counted_on.isoformat() if m.received_counted_on else "-"
         forwarded = _stamp(m.forwarded_at) if m.forwarded_at else "-"
         flag = "  conditional" if m.automatic else ""

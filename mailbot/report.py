@@ -37,6 +37,7 @@ from mailbot.standings import (
     Match,
     TeamTable,
     crosstable,
+    other_side,
     render_crosstable,
     render_team_table,
     team_table,
@@ -134,11 +135,8 @@ def game_status(session: Session, tag: str, now: datetime.datetime) -> str:
     out.append(text_diagram(board))
     out.append("")
     out.append(f"{'ply':>4} {'move':<8} {'received':<10} {'sent':<10} days")
-    replay = chess.Board()
     for m in g.moves:
-        move = chess.Move.from_uci(m.uci)
-        san = replay.san(move)
-        replay.push(move)
+        san = m.san  # as it was played
         received = m.received_counted_on.isoformat() if m.received_counted_on else "-"
         flag = " (conditional)" if m.automatic else ""
         out.append(
@@ -387,10 +385,20 @@ def crosstable_of(t: Tournament) -> Crosstable:
     return crosstable(players, games)
 
 
-def matches_of(t: Tournament) -> list[Match]:
+@dataclasses.dataclass(frozen=True)
+class MatchGames:
+    """One team match and its games, board by board."""
+
+    match: Match
+    round: int | None
+    games: tuple[Game, ...]
+
+
+def match_games(t: Tournament) -> list[MatchGames]:
     """The team matches of a team event: the games of one round between two teams.
 
-    The home team is the one with White on board 1 (004 art. 20).
+    The home team is the one with White on board 1 (004 art. 20); each board's
+    result is written from its side.
     """
     rounds: dict[tuple[int | None, frozenset[int]], list[Game]] = {}
     for g in t.games:
@@ -398,19 +406,19 @@ def matches_of(t: Tournament) -> list[Match]:
             continue
         rounds.setdefault((g.round, frozenset((g.white.team_id, g.black.team_id))), []).append(g)
     keys = {team.id: team.key for team in t.teams}
-    matches: list[Match] = []
-    for games in rounds.values():
+    out: list[MatchGames] = []
+    for (round_, _), games in rounds.items():
         games.sort(key=lambda g: g.board or 0)
-        home = games[0].white.team_id
-        boards = [g.result if g.white.team_id == home else _flipped(g.result) for g in games]
-        away = games[0].black.team_id
+        home, away = games[0].white.team_id, games[0].black.team_id
         assert home is not None and away is not None
-        matches.append(Match(keys[home], keys[away], tuple(boards)))
-    return matches
+        boards = [g.result if g.white.team_id == home else other_side(g.result) for g in games]
+        out.append(MatchGames(Match(keys[home], keys[away], tuple(boards)), round_, tuple(games)))
+    return out
 
 
-def _flipped(result: str | None) -> str | None:
-    return {"1-0": "0-1", "0-1": "1-0", "+/-": "-/+", "-/+": "+/-"}.get(result or "", result)
+def matches_of(t: Tournament) -> list[Match]:
+    """The team matches of a team event (see :func:`match_games`)."""
+    return [m.match for m in match_games(t)]
 
 
 def team_table_of(t: Tournament) -> TeamTable:

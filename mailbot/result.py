@@ -62,6 +62,20 @@ class Result(enum.StrEnum):
             return "1/2-1/2"
         return "1-0" if self.winner == chess.WHITE else "0-1"
 
+    @property
+    def flipped(self) -> Result:
+        """The result seen from the other side (a team board from the other team's).
+
+        >>> Result.WHITE_WINS_BY_FORFEIT.flipped, Result.DRAW.flipped
+        (<Result.BLACK_WINS_BY_FORFEIT: '-/+'>, <Result.DRAW: '1/2-1/2'>)
+        """
+        return {
+            Result.WHITE_WINS: Result.BLACK_WINS,
+            Result.BLACK_WINS: Result.WHITE_WINS,
+            Result.WHITE_WINS_BY_FORFEIT: Result.BLACK_WINS_BY_FORFEIT,
+            Result.BLACK_WINS_BY_FORFEIT: Result.WHITE_WINS_BY_FORFEIT,
+        }.get(self, self)
+
     def score(self, color: chess.Color) -> float | None:
         """Points for ``color``: 1, 0.5 or 0; None for an annulled game."""
         if self is Result.ANNULLED:

@@ -63,7 +63,7 @@ from mailbot.catalogue import plural
 from mailbot.notation import Notation, write_move
 from mailbot.notices import LANGUAGES, long_date, template_dir
 from mailbot.result import Result
-from mailbot.standings import ANNULLED_MARK, UNFINISHED_MARK, Match, format_points
+from mailbot.standings import ANNULLED_MARK, UNFINISHED_MARK, format_points
 from mailbot.store import Game, Player, Tournament
 
 __all__ = ["board_svg", "game_page", "write_site"]
@@ -575,45 +575,35 @@ def _standings_view(t: Tournament, words: Words, games: Sequence[GameView]) -> d
 def _team_view(t: Tournament, words: Words, games: Sequence[GameView]) -> dict[str, Any]:
     """The team table, the matches with their boards, and any game outside a match.
 
-    The matches are grouped as :func:`mailbot.report.matches_of` groups them (the
-    games of one round between two teams, the home team the one with White on
-    board 1), in the same order, so that each cell of the table links to its match.
+    The matches are those of :func:`mailbot.report.match_games` (the games of one
+    round between two teams, the home team the one with White on board 1), which
+    the team table is made of too, so that each cell of the table links to its match.
     """
     table = report.team_table_of(t)
     views = {v.number: v for v in games}
-    keys = {team.id: team.key for team in t.teams}
-    names = {team.id: team.name for team in t.teams}
-    grouped: dict[tuple[int | None, frozenset[int]], list[Game]] = {}
-    for g in t.games:
-        if g.white.team_id is None or g.black.team_id is None:
-            continue
-        grouped.setdefault((g.round, frozenset((g.white.team_id, g.black.team_id))), []).append(g)
+    names = {team.key: team.name for team in t.teams}
     matches: list[MatchView] = []
     anchors: dict[tuple[str, str], list[Link]] = {}
     in_matches: set[int] = set()
-    for n, ((round_, _), boards) in enumerate(grouped.items(), start=1):
-        boards.sort(key=lambda g: g.board or 0)
-        home, away = boards[0].white.team_id, boards[0].black.team_id
-        assert home is not None and away is not None
-        results = tuple(g.result if g.white.team_id == home else _flipped(g.result) for g in boards)
-        match = Match(keys[home], keys[away], results)
+    for n, found in enumerate(report.match_games(t), start=1):
+        match, boards = found.match, found.games
         ours, theirs = match.score()
         score = f"{format_points(ours)} : {format_points(theirs)}"
         anchor = f"match-{n}"
         matches.append(
             MatchView(
                 anchor=anchor,
-                round=round_,
-                home=names[home],
-                away=names[away],
+                round=found.round,
+                home=names[match.home],
+                away=names[match.away],
                 score=score if match.decided else f"({score})",
                 decided=match.decided,
                 games=tuple(views[g.number] for g in boards),
             )
         )
         in_matches.update(g.number for g in boards)
-        anchors.setdefault((keys[home], keys[away]), []).append(Link("", f"#{anchor}"))
-        anchors.setdefault((keys[away], keys[home]), []).append(Link("", f"#{anchor}"))
+        anchors.setdefault((match.home, match.away), []).append(Link("", f"#{anchor}"))
+        anchors.setdefault((match.away, match.home), []).append(Link("", f"#{anchor}"))
     rows: list[StandingRow] = []
     for row in table.rows:
         cells: list[tuple[Link, ...] | None] = []
@@ -651,8 +641,3 @@ def _team_view(t: Tournament, words: Words, games: Sequence[GameView]) -> dict[s
         "matches": tuple(matches),
         "other_games": tuple(v for v in games if v.number not in in_matches),
     }
-
-
-def _flipped(result: str | None) -> str | None:
-    """A board's result from the other team's side."""
-    return {"1-0": "0-1", "0-1": "1-0", "+/-": "-/+", "-/+": "+/-"}.get(result or "", result)

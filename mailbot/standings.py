@@ -419,7 +419,7 @@ class Match:
         """
         colours = board_colours(home_has_white, len(games))
         boards = tuple(
-            _flip(_check_result(result)) if colour == chess.BLACK else result
+            other_side(result) if colour == chess.BLACK else result
             for result, colour in zip(games, colours, strict=True)
         )
         return cls(home, away, boards, home_has_white)
@@ -465,17 +465,14 @@ class Match:
         return 2 if ours > theirs else 1 if ours == theirs else 0
 
 
-def _flip(result: Result | None) -> Result | None:
-    """The result seen from the other side."""
-    return _FLIPPED.get(result, result) if result is not None else None
+def other_side(result: Result | str | None) -> Result | None:
+    """A board's result seen from the other team's side (None: unfinished).
 
-
-_FLIPPED = {
-    Result.WHITE_WINS: Result.BLACK_WINS,
-    Result.BLACK_WINS: Result.WHITE_WINS,
-    Result.WHITE_WINS_BY_FORFEIT: Result.BLACK_WINS_BY_FORFEIT,
-    Result.BLACK_WINS_BY_FORFEIT: Result.WHITE_WINS_BY_FORFEIT,
-}
+    >>> other_side("+/-"), other_side(None)
+    (<Result.BLACK_WINS_BY_FORFEIT: '-/+'>, None)
+    """
+    checked = _check_result(result)
+    return checked.flipped if checked is not None else None
 
 
 @dataclasses.dataclass(frozen=True)
