@@ -1004,15 +1004,18 @@ class Notifier:
         write a move; to the TD what was created."""
         t = self._tournaments([e.tournament])[0]
         players = [p for p in t.players if p.replaced_by_id is None]
+        games_of: dict[int, list[Game]] = {p.id: [] for p in players}
+        for g in t.games:
+            games_of.setdefault(g.white_id, []).append(g)
+            games_of.setdefault(g.black_id, []).append(g)
         for player in players:
-            self._start_mail(player, [g for g in t.games if player in (g.white, g.black)])
+            self._start_mail(player, games_of[player.id])
         self._mail(
             template="start-director",
             language=t.language,
             context={"recipient": t.director_name, "name": t.name, "rules": rules_in_force(t),
                      "players": [{"key": p.key, "name": p.name, "email": p.email,
-                                  "games": sum(1 for g in t.games
-                                               if p.id in (g.white_id, g.black_id))}
+                                  "games": len(games_of[p.id])}
                                  for p in players],
                      "games": len(t.games), "rounds": len({g.round for g in t.games} - {None}),
                      "teams": [{"name": x.name, "captain": x.captain_name,
