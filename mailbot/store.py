@@ -45,9 +45,11 @@ from sqlalchemy import (
     create_engine,
     event,
     func,
+    inspect,
     or_,
     select,
     text,
+    update,
 )
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import (
@@ -64,6 +66,7 @@ from mailbot.result import Colour, Result
 from mailbot.startlist import StartList
 
 __all__ = [
+    "RECHECK",
     "Base",
     "Claim",
     "DelayNotice",
@@ -91,6 +94,7 @@ __all__ = [
     "describe_url",
     "import_start_list",
     "make_engine",
+    "mark_changed_games",
     "migrations_directory",
     "players_writing_from",
     "schema_revision",
@@ -110,6 +114,9 @@ CLAIM_STATUSES = ("open", "confirmed", "rejected")
 PENALTY_DECIDERS = ("referee", "td")
 HELD_STATUSES = ("held", "confirmed", "cancelled", "lapsed")
 LEAVE_GRANTORS = ("player", "td")
+
+#: ``Game.due_at`` of a game the sweep must look at again: something about it changed.
+RECHECK = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -339,6 +346,7 @@ class Game(Base):
         CheckConstraint(_one_of("draw_offer_by", COLORS), name="draw_offer_by"),
         CheckConstraint(_one_of("pending_conditional_by", COLORS), name="pending_conditional_by"),
         CheckConstraint("white_id <> black_id", name="two_players"),
+        Index("ix_games_due", "result", "due_at"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -367,6 +375,11 @@ class Game(Base):
     black_count_start_move: Mapped[int] = mapped_column(default=1)
     #: When the last move was sent to the player to move.
     last_forwarded_at: Mapped[datetime.datetime | None]
+    #: The earliest instant the deadline sweep must look at the game again: the
+    #: next repeat, silence, overstep, leave end or end of the event; ``RECHECK``
+    #: after any change to the game, its players or its tournament; None when
+    #: nothing can fall due until something changes (see :func:`mark_changed_games`).
+    due_at: Mapped[datetime.datetime | None] = mapped_column(default=RECHECK)
     created_at: Mapped[datetime.datetime]
 
     tournament: Mapped[Tournament] = relationship(back_populates="games")
@@ -690,6 +703,99 @@ class ReplyCount(Base):
     day: Mapped[datetime.date]
     count: Mapped[int] = mapped_column(default=0)
     updated_at: Mapped[datetime.datetime]
+
+
+#: Columns whose changes move no deadline: the digests' bookkeeping, the mark itself.
+_QUIET = {"digest_sent_at", "digest", "due_at"}
+
+
+def _changed(obj: object) -> bool:
+    """Whether a row changed in a column that can move a deadline."""
+    state = inspect(obj)
+    return any(
+        attr.key not in _QUIET and attr.history.has_changes()
+        for attr in state.attrs
+        if attr.key in state.mapper.column_attrs
+    )
+
+
+def mark_changed_games(session: Session, flush_context: Any, instances: Any) -> None:
+    """Before each flush: every game whose deadlines the flush may move is due again.
+
+    A game is due again (``due_at = RECHECK``) when it changes, when a row
+    about it (a move, a claim, a penalty, a delay notice, a leave cut short,
+    a notice) is written, and when one of its players (a leave, a withdrawal,
+    a replacement) or its tournament (an extension) changes. The sweep then
+    computes its next deadline afresh (:func:`mailbot.sweep.next_due`). The
+    mail ledgers (inbound messages, the outbox) move no deadline.
+
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> with Session(engine) as s:
+    ...     t = Tournament(index="T", name="T", profile="bg-email", rules={}, timezone="UTC",
+    ...                    start=datetime.date(2026, 3, 1), end=datetime.date(2027, 3, 1),
+    ...                    language="en", notation="en", conditional_moves=False,
+    ...                    director_name="D", director_email="d@x.example", created_at=RECHECK)
+    ...     a = Player(key="a", name="A", email="a@x.example", language="en", notation="en")
+    ...     b = Player(key="b", name="B", email="b@x.example", language="en", notation="en")
+    ...     t.players += [a, b]
+    ...     g = Game(number=1, white=a, black=b, created_at=RECHECK)
+    ...     t.games.append(g)
+    ...     s.add(t)
+    ...     s.flush()
+    ...     g.due_at = datetime.datetime(2026, 4, 1, tzinfo=datetime.UTC)
+    ...     s.flush()
+    ...     g.draw_offer_by = "white"
+    ...     s.flush()
+    ...     g.due_at == RECHECK
+    True
+    """
+    games: list[Game] = []
+    players: set[int] = set()
+    tournaments: set[int] = set()
+    for obj in (*session.new, *session.dirty, *session.deleted):
+        if isinstance(obj, (InboundMessage, Outbox)):
+            continue
+        if isinstance(obj, Game):
+            if obj not in session.new and _changed(obj):
+                games.append(obj)
+        elif isinstance(obj, Tournament):
+            if obj not in session.new and obj not in session.deleted and _changed(obj):
+                tournaments.add(obj.id)
+        elif isinstance(obj, Player):
+            if obj not in session.new and obj not in session.deleted and _changed(obj):
+                players.add(obj.id)
+        elif isinstance(obj, (Leave, LeaveExtra)):
+            owner = getattr(obj, "player", None)
+            player_id = obj.player_id if obj.player_id is not None else getattr(owner, "id", None)
+            if player_id is not None:
+                players.add(player_id)
+        elif hasattr(obj, "game_id"):
+            game = getattr(obj, "game", None)
+            if game is None and obj.game_id is not None:
+                game = session.get(Game, obj.game_id)
+            if game is not None:
+                games.append(game)
+    for g in games:
+        if g not in session.deleted and g.result is None:
+            g.due_at = RECHECK
+    if players or tournaments:
+        session.execute(
+            update(Game)
+            .where(
+                Game.result.is_(None),
+                or_(
+                    Game.white_id.in_(players),
+                    Game.black_id.in_(players),
+                    Game.tournament_id.in_(tournaments),
+                ),
+            )
+            .values(due_at=RECHECK)
+            .execution_options(synchronize_session=False)
+        )
+
+
+event.listen(Session, "before_flush", mark_changed_games)
 
 
 def make_engine(url: str | URL, **kwargs: Any) -> Engine:

@@ -17,13 +17,14 @@ import dataclasses
 import datetime
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import chess
-from sqlalchemy import select
+from sqlalchemy import Select, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, joinedload, selectinload, sessionmaker
 
 from mailbot import clock, digest, game
 from mailbot import events as ev
@@ -45,7 +46,7 @@ from mailbot.record import (
     profile_of,
     waiting,
 )
-from mailbot.store import Claim, Game, Notice, Player, Tournament
+from mailbot.store import Claim, Game, Leave, Notice, Player, Tournament
 from mailbot.work import Work
 
 log = logging.getLogger(__name__)
@@ -97,42 +98,202 @@ def record_notice(
     return notice
 
 
+#: Games swept in one transaction: one commit (one disk flush) for them all.
+CHUNK = 200
+
+#: What the sweep reads of each game, loaded with the game in a few queries.
+GAME_STATE = (
+    joinedload(Game.tournament),
+    selectinload(Game.moves),
+    selectinload(Game.claims),
+    selectinload(Game.delays),
+    selectinload(Game.penalties),
+    selectinload(Game.white).selectinload(Player.leaves).selectinload(Leave.cancellations),
+    selectinload(Game.black).selectinload(Player.leaves).selectinload(Leave.cancellations),
+)
+
+
+def due_games(now: datetime.datetime) -> Select[Any]:
+    """The unfinished games whose next deadline has come by ``now`` (an indexed read)."""
+    return _unfinished().where(Game.due_at <= now)
+
+
+def _unfinished() -> Select[Any]:
+    return select(Game.id).where(Game.result.is_(None))
+
+
 def sweep(
     sessions: sessionmaker[Session],
     sender: str,
     now: datetime.datetime,
     renderer: Renderer | None = None,
+    *,
+    every_game: bool = False,
 ) -> SweepReport:
-    """One deadline pass over every unfinished game; one transaction per game."""
+    """One deadline pass over the games whose next deadline has come (``Game.due_at``).
+
+    Only those games are read: a day on which nothing falls due costs one
+    indexed query, however many games are playing. They are swept
+    :data:`CHUNK` to a transaction; when one of them collides with another
+    worker sweeping it too, that chunk is swept again one game at a time.
+    With ``every_game``, every unfinished game is read, due or not (what the
+    sweep would do without stored deadlines; it sends nothing more).
+    """
     renderer = renderer or Renderer()
     counts: Counter[str] = Counter()
+    due = _unfinished() if every_game else due_games(now)
     with sessions() as session:
-        ids = session.scalars(select(Game.id).where(Game.result.is_(None)).order_by(Game.id)).all()
-        tournaments = session.scalars(select(Tournament.id)).all()
-    for game_id in ids:
+        ids: Sequence[int] = session.scalars(due.order_by(Game.id)).all()
+        tournaments = session.scalars(select(Tournament.id).order_by(Tournament.id)).all()
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
         try:
-            with sessions() as session, session.begin():
-                g = session.get(Game, game_id)
-                if g is None or g.result is not None:
-                    continue
-                work = Work(session, now)
-                counts.update(_sweep_game(work, g))
-                Notifier(session, sender, now, renderer=renderer).tell(*work.events)
+            counts.update(_sweep_games(sessions, sender, now, renderer, chunk))
         except IntegrityError:
-            log.info("game %s swept concurrently; skipped", game_id)
+            for game_id in chunk:
+                try:
+                    counts.update(_sweep_games(sessions, sender, now, renderer, [game_id]))
+                except IntegrityError:
+                    log.info("game %s swept concurrently; skipped", game_id)
     for tournament_id in tournaments:
         with sessions() as session, session.begin():
             t = session.get(Tournament, tournament_id)
             if t is None:
                 continue
             work = Work(session, now)
-            counts.update(_sweep_tournament(work, t))
+            counts.update(_sweep_tournament(work, t, due))
             Notifier(session, sender, now, renderer=renderer).tell(*work.events)
     with sessions() as session, session.begin():
         work = Work(session, now)
         counts.update(_sweep_digests(work))
         Notifier(session, sender, now, renderer=renderer).tell(*work.events)
     return SweepReport(dict(counts))
+
+
+def _sweep_games(
+    sessions: sessionmaker[Session],
+    sender: str,
+    now: datetime.datetime,
+    renderer: Renderer,
+    ids: Sequence[int],
+) -> Counter[str]:
+    """Sweep the games ``ids`` in one transaction; each keeps its next deadline."""
+    counts: Counter[str] = Counter()
+    with sessions() as session, session.begin():
+        games = session.scalars(
+            select(Game).where(Game.id.in_(ids)).options(*GAME_STATE).order_by(Game.id)
+        ).all()
+        for g in games:
+            if g.result is not None:
+                continue
+            work = Work(session, now)
+            found = _sweep_game(work, g)
+            Notifier(session, sender, now, renderer=renderer).tell(*work.events)
+            counts.update(found)
+            session.flush()
+            if not found:  # what fell due changed the game: it stays due for the next pass
+                session.execute(
+                    update(Game)
+                    .where(Game.id == g.id)
+                    .values(due_at=next_due(g, now))
+                    .execution_options(synchronize_session=False)
+                )
+    return counts
+
+
+def next_due(g: Game, now: datetime.datetime) -> datetime.datetime | None:
+    """When the sweep must look at ``g`` again, as ``g`` stands after a sweep at ``now``.
+
+    That is the earliest of its deadlines after ``now`` (repeat, overstep,
+    silence, a leave's end, the end of the event), or a leave's end or the
+    end of the event already passed but not yet announced (the tournament
+    pass announces it). None when nothing can fall due before something
+    changes; any change makes the game due again (:func:`mailbot.store.mark_changed_games`).
+    """
+    if g.result is not None:
+        return None
+    stop = play_stops_at(g)
+    found = [due for due in _clock_deadlines(g) if now < due < stop]
+    for item in _calendar(g):
+        if item.at > now or not _has_notice(g, item.player, item.kind, item.key):
+            found.append(item.at)
+    return min(found, default=None)
+
+
+def _clock_deadlines(g: Game) -> list[datetime.datetime]:
+    """The instants at which the player to move in ``g`` may be repeated, overstep
+    or fall silent (whether it then happens is :func:`_sweep_game`'s to decide)."""
+    w = waiting(g)
+    thinking, penalties, awarded = _thinking(g, w.color)
+    found = [
+        clock.overstep_at(w.profile, thinking, w.since, penalties, w.leaves, w.tz, awarded),
+        clock.silence_due(w.profile, w.since, w.leaves, w.tz),
+        clock.silence_report_due(w.profile, w.since, w.leaves, w.tz),
+    ]
+    if g.moves:
+        found.append(clock.repeat_due(w.profile, w.since, w.leaves, w.tz))
+    return [due for due in found if due is not None]
+
+
+def _thinking(
+    g: Game, color: chess.Color
+) -> tuple[list[clock.MoveTime], list[clock.Penalty], list[int]]:
+    """The moves the clock of ``color`` counts, its penalty days and awarded oversteps.
+
+    003 p1 6g, art. 32: a player answering the opponent's conditional line may
+    accept it and charge the time to the last move the line lets them play.
+    """
+    moves, penalties = history(g, color)
+    thinking = [*moves, *_accepted_moves(g, color, len(moves))]
+    return thinking, penalties, awarded_oversteps(g, color)
+
+
+@dataclasses.dataclass(frozen=True)
+class _CalendarDue:
+    """A date of the calendar that concerns a game: a leave's end, the end of the event."""
+
+    kind: str
+    key: str
+    at: datetime.datetime
+    player: Player | None = None
+    leave: Leave | None = None
+
+
+def _calendar(g: Game) -> list[_CalendarDue]:
+    """The calendar deadlines of ``g``, due at the start of the day after the date.
+
+    A player's leave ends (the opponent is told the clocks run again); a
+    withdrawn player's game goes to the arbiter (art. 48); the event ends
+    (art. 52-53: the call for adjudication claims, then the packet).
+    """
+    t = g.tournament
+    tz = ZoneInfo(t.timezone)
+    p = profile_of(t)
+    day = datetime.timedelta(days=1)
+    found = [
+        _CalendarDue("leave-end", str(lv.id), clock.day_start(lv.end + day, tz), player, lv)
+        for player in (g.white, g.black)
+        for lv in player.leaves
+    ]
+    withdrawal = withdrawal_adjudication(g)
+    if withdrawal is not None:
+        opened = withdrawal.opened_at.astimezone(tz).date()
+        due = game.adjudication_claims_due(opened, p) + day
+        found.append(
+            _CalendarDue(
+                "adjudication-packet", f"withdrawal-{withdrawal.id}", clock.day_start(due, tz)
+            )
+        )
+    else:
+        end = t.extended_to or t.end
+        claims_due = game.adjudication_claims_due(end, p) + day
+        found.append(
+            _CalendarDue("adjudication-call", end.isoformat(), clock.day_start(end + day, tz))
+        )
+        found.append(
+            _CalendarDue("adjudication-packet", end.isoformat(), clock.day_start(claims_due, tz))
+        )
+    return found
 
 
 def _sweep_digests(work: Work) -> list[str]:
@@ -193,12 +354,8 @@ def _sweep_game(work: Work, g: Game) -> list[str]:
         add("repeat", [ev.Repeated(g.id, silent.id, due)])
 
     # art. 35-36 / rules.md 2.2: an overstep while the player is silent
-    moves, penalties = history(g, color)
-    awarded = awarded_oversteps(g, color)
+    thinking, penalties, awarded = _thinking(g, color)
     state = control_of(g, color)
-    # 003 p1 6g, art. 32: a player answering the opponent's conditional line may
-    # accept it and charge the time to the last move the line lets them play
-    thinking = [*moves, *_accepted_moves(g, color, len(moves))]
     number = len(thinking) + 1
     at = clock.overstep_at(p, thinking, since, penalties, leaves, tz, awarded)
     if at is not None and fell_due(at) and not state.lost:
@@ -246,14 +403,14 @@ def _accepted_moves(g: Game, color: chess.Color, played: int) -> list[clock.Move
     return [clock.MoveTime(played + 1 + i, 0) for i in range(len(line) // 2)]
 
 
-def _has_notice(g: Game, player: Player, kind: str, key: str) -> bool:
+def _has_notice(g: Game, player: Player | None, kind: str, key: str) -> bool:
     session = Session.object_session(g)
     assert session is not None
     return (
         session.scalars(
             select(Notice.id).where(
                 Notice.game_id == g.id,
-                Notice.player_id == player.id,
+                Notice.player_id == player.id if player else Notice.player_id.is_(None),
                 Notice.kind == kind,
                 Notice.key == key,
             )
@@ -369,52 +526,62 @@ def _exceeded(p: Profile, state: clock.ControlState) -> tuple[int, int, int]:
     return last.used, last.limit, count_start - 1 + controls * p.moves_per_control
 
 
-def _sweep_tournament(work: Work, t: Tournament) -> list[str]:
-    """Leave ends (opponents told the clocks run again) and the end of the event."""
+def _sweep_tournament(work: Work, t: Tournament, due: Select[Any]) -> list[str]:
+    """The calendar of ``t``'s games among ``due``: leave ends (opponents told the
+    clocks run again), withdrawn players' games and the end of the event; and
+    the director's weekly digest."""
 
     session, now = work.session, work.now
-    tz = ZoneInfo(t.timezone)
-    today = now.astimezone(tz).date()
+    games = session.scalars(
+        select(Game)
+        .where(Game.tournament_id == t.id, Game.id.in_(due))
+        .options(*GAME_STATE)
+        .order_by(Game.number)
+    ).all()
+    passed = [(g, item) for g in games for item in _calendar(g) if item.at <= now]
     found: list[str] = []
 
     def add(kind: str, events: list[ev.Event]) -> None:
         found.append(kind)
         work.tell(*events)
 
-    for player in t.players:
-        for lv in player.leaves:
-            if lv.end >= today:
-                continue
-            games = [
-                g for g in t.games if g.result is None and player.id in (g.white_id, g.black_id)
-            ]
-            for g in games:
-                if record_notice(session, g, player, "leave-end", str(lv.id), None, now):
-                    add("leave-end", [ev.LeaveEnded(g.id, player.id, lv.start, lv.end)])
+    leave_ends = sorted(
+        ((g, item) for g, item in passed if item.kind == "leave-end"),
+        key=lambda gi: (
+            gi[1].player.id if gi[1].player else 0,
+            gi[1].leave.id if gi[1].leave else 0,
+            gi[0].number,
+        ),
+    )
+    for g, item in leave_ends:
+        player, lv = item.player, item.leave
+        assert player is not None and lv is not None
+        if g.result is None and record_notice(session, g, player, item.kind, item.key, None, now):
+            add("leave-end", [ev.LeaveEnded(g.id, player.id, lv.start, lv.end)])
     if t.director_digest:
         found.extend(_director_digest(work, t))
-    for g in t.games:
-        # art. 48, 52 note 1: a withdrawn player's game went to the arbiter before the end
-        withdrawal = withdrawal_adjudication(g)
-        if g.result is not None or withdrawal is None:
-            continue
-        opened = withdrawal.opened_at.astimezone(tz).date()
-        if today > game.adjudication_claims_due(opened, profile_of(t)) and record_notice(
-            session, g, None, "adjudication-packet", f"withdrawal-{withdrawal.id}", None, now
+    # art. 48, 52 note 1: a withdrawn player's game went to the arbiter before the end
+    for g, item in passed:
+        withdrawn = item.kind == "adjudication-packet" and item.key.startswith("withdrawal-")
+        if (
+            withdrawn
+            and g.result is None
+            and record_notice(session, g, None, item.kind, item.key, None, now)
         ):
             add("adjudication-packet", settle_adjudication_claims(session, g, now))
     end = t.extended_to or t.end
-    if today > end:
-        claims_due = game.adjudication_claims_due(end, profile_of(t))
-        for g in t.games:
-            if g.result is not None or withdrawal_adjudication(g) is not None:
-                continue
-            if record_notice(session, g, None, "adjudication-call", end.isoformat(), None, now):
-                add("adjudication-call", [ev.AdjudicationCalled(g.id, end, claims_due)])
-            if today > claims_due and record_notice(
-                session, g, None, "adjudication-packet", end.isoformat(), None, now
-            ):
-                add("adjudication-packet", settle_adjudication_claims(session, g, now))
+    for g, item in passed:
+        if item.key != end.isoformat() or g.result is not None or withdrawal_adjudication(g):
+            continue
+        if item.kind == "adjudication-call" and record_notice(
+            session, g, None, item.kind, item.key, None, now
+        ):
+            claims_due = game.adjudication_claims_due(end, profile_of(t))
+            add("adjudication-call", [ev.AdjudicationCalled(g.id, end, claims_due)])
+        if item.kind == "adjudication-packet" and record_notice(
+            session, g, None, item.kind, item.key, None, now
+        ):
+            add("adjudication-packet", settle_adjudication_claims(session, g, now))
     return found
 
 
