@@ -1,12 +1,25 @@
-"""Backlog throughput: N players' messages wait in the inbox, one poll pass handles them.
+"""Backlog throughput: a full inbox, one ``mailbot poll --once`` process, against the floor.
 
 Starts a Dovecot IMAP server and an aiosmtpd listener on loopback, creates a
 database (an SQLite file by default, or a fresh schema in the PostgreSQL
-database given with ``--database``), imports a tournament whose games take
-ten moves each, delivers ``--messages`` moves into the bot's inbox and runs
-one ``poll_once`` pass in this process. Prints the figures::
+database given with ``--database``), imports a tournament of ``--games``
+games and delivers ``--messages`` moves into the bot's inbox (IMAP APPEND,
+one connection; not timed). Then, on the same servers and in the same run:
 
-    python bench/backlog.py --messages 200
+- the floor: a bare imapclient session that reads the same messages as the
+  bot does (``BODY.PEEK[]`` and ``INTERNALDATE``, in batches of
+  :data:`mailbot.inbox.BATCH`), plus a bare smtplib session that sends the
+  same number of replies as the bot will (two per move, about 1.5 KB each)
+  over one connection to the same listener;
+- the bot: ``python -m mailbot -c CONFIG poll --once --now T`` as a separate
+  process, timed from its start to its exit, with its peak RSS from
+  ``os.wait4``.
+
+Prints both times, messages per second and the ratio of the bot's time to
+the floor's::
+
+    python bench/backlog.py                          # 2,000 messages, 500 games, SQLite
+    python bench/backlog.py --messages 40 --games 10
     python bench/backlog.py --database postgresql+psycopg://postgres@127.0.0.1:5432/test
 """
 
@@ -16,31 +29,46 @@ import argparse
 import contextlib
 import dataclasses
 import datetime
+import email.policy
+import email.utils
+import os
 import random
-import resource
+import re
 import shutil
+import smtplib
+import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from email.message import EmailMessage
 from pathlib import Path
 
 import chess
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from harness import Federation
-from mailservers import Dovecot, SmtpSink
-from sqlalchemy import create_engine, func, select, text
+from harness import BOT, Federation, login
+from imapclient import IMAPClient
+from mailservers import Dovecot, ImapAccount, SmtpSink
+from sqlalchemy import Select, create_engine, func, select, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
 
+from mailbot.inbox import BATCH
 from mailbot.store import InboundMessage, Move, Outbox
 
 UTC = datetime.UTC
 INDEX = "BENCH-1"
-#: Plies per game; every game stops short of any end of the game.
+#: Plies per game when ``scenario`` is not given the number of games.
 PLIES = 10
+#: The bot's default daily reply cap per sender (``policy.replies_per_sender_per_day``).
+REPLY_CAP = 20
+#: Games each player plays at most (two with each colour).
+GAMES_PER_PLAYER = 4
+#: Size of the floor's reply body, in bytes (about a move mail's text).
+REPLY_BODY = 1500
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,6 +90,8 @@ class Scenario:
     start_list: str
     letters: list[Planned]
     lines: dict[int, list[str]]
+    players: int
+    plies: int
 
     @property
     def games(self) -> int:
@@ -69,25 +99,32 @@ class Scenario:
 
 
 def random_line(rng: random.Random, plies: int) -> list[chess.Move]:
-    """``plies`` legal moves from the initial position that end nothing and repeat nothing."""
+    """``plies`` legal moves from the initial position that end nothing and repeat nothing.
+
+    At each ply the legal moves are tried in a random order and the first one
+    is taken that neither ends the game (mate, stalemate, dead position, the
+    75-move rule) nor repeats a position, nor promotes; a line that runs into
+    a dead end is thrown away and a new one begun.
+    """
     while True:
         board = chess.Board()
         seen = {board.epd()}
         line: list[chess.Move] = []
-        for _ in range(plies):
-            choices = []
-            for move in sorted(board.legal_moves, key=lambda m: m.uci()):
+        while len(line) < plies:
+            moves = sorted(board.legal_moves, key=lambda m: m.uci())
+            rng.shuffle(moves)
+            for move in moves:
+                if move.promotion is not None:
+                    continue
                 board.push(move)
-                ends = board.outcome() is not None or board.epd() in seen
+                epd = board.epd()
+                if board.outcome() is None and epd not in seen:
+                    seen.add(epd)
+                    line.append(move)
+                    break
                 board.pop()
-                if not ends and move.promotion is None:
-                    choices.append(move)
-            if not choices:
+            else:
                 break
-            move = rng.choice(choices)
-            line.append(move)
-            board.push(move)
-            seen.add(board.epd())
         if len(line) == plies:
             return line
 
@@ -99,14 +136,31 @@ def written(board: chess.Board, move: chess.Move) -> str:
     return f"{number}{dots} {board.lan(move)}"
 
 
-def scenario(messages: int, seed: int = 1, start: str = "2026-03-01") -> Scenario:
-    """Games of ten moves enough for ``messages`` messages, with at least five players.
+def scenario(
+    messages: int, seed: int = 1, start: str = "2026-03-01", games: int | None = None
+) -> Scenario:
+    """Games enough for ``messages`` messages, with at least five players.
 
-    Each player plays at most four games, two with each colour, so that no
-    one writes more than 20 messages (the default daily reply cap).
+    Without ``games``, games of ten moves; with it, ``messages`` spread over
+    that many games (``ceil(messages / games)`` plies each). Each player plays
+    at most four games, two with each colour, so that no one writes more than
+    20 messages (the default daily reply cap); more plies per game than that
+    allows is refused with :class:`ValueError`. The messages arrive ply by ply:
+    every game's first move, then every game's second, and so on.
     """
+    if games is None:
+        plies = PLIES
+        games = max(1, -(-messages // PLIES))
+    else:
+        if not 1 <= games <= messages:
+            raise ValueError(f"--games {games}: need 1 to {messages} (one message at least each)")
+        plies = -(-messages // games)
+    if GAMES_PER_PLAYER * -(-plies // 2) > REPLY_CAP:
+        raise ValueError(
+            f"{plies} plies per game: a player of {GAMES_PER_PLAYER} games would write more "
+            f"than {REPLY_CAP} messages (the daily reply cap); give more games"
+        )
     rng = random.Random(seed)
-    games = max(1, -(-messages // PLIES))
     count = max(5, -(-games // 2))
     players = [f"p{i:03d}" for i in range(count)]
     pairs: list[tuple[str, str]] = []
@@ -114,7 +168,7 @@ def scenario(messages: int, seed: int = 1, start: str = "2026-03-01") -> Scenari
         rnd, i = divmod(k, count)
         a, b = players[i], players[(i + rnd + 1) % count]
         pairs.append((a, b) if rnd % 2 == 0 else (b, a))
-    lines = {n: random_line(rng, PLIES) for n in range(1, games + 1)}
+    lines = {n: random_line(rng, plies) for n in range(1, games + 1)}
     start_list = "\n".join(
         [
             f"index: {INDEX}",
@@ -138,7 +192,7 @@ def scenario(messages: int, seed: int = 1, start: str = "2026-03-01") -> Scenari
     )
     letters: list[Planned] = []
     boards = {n: chess.Board() for n in lines}
-    for ply in range(PLIES):
+    for ply in range(plies):
         for n, line in lines.items():
             if len(letters) == messages:
                 break
@@ -157,15 +211,22 @@ def scenario(messages: int, seed: int = 1, start: str = "2026-03-01") -> Scenari
                     move.uci(),
                 )
             )
-    return Scenario(start_list, letters, {n: [m.uci() for m in line] for n, line in lines.items()})
+    return Scenario(
+        start_list,
+        letters,
+        {n: [m.uci() for m in line] for n, line in lines.items()},
+        count,
+        plies,
+    )
 
 
 class TimedSink(SmtpSink):
-    """The SMTP listener, noting when each message arrived (``time.perf_counter``)."""
+    """The SMTP listener, noting when each message arrived (``time.perf_counter``) and its size."""
 
     def __init__(self) -> None:
         super().__init__()
         self.arrivals: list[float] = []
+        self.sizes: list[int] = []
 
     async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
         arrived = time.perf_counter()
@@ -173,6 +234,7 @@ class TimedSink(SmtpSink):
         with self._arrived:
             if answer.startswith("250"):
                 self.arrivals.append(arrived)
+                self.sizes.append(len(envelope.original_content or envelope.content))  # type: ignore[attr-defined]
                 self._arrived.notify_all()
         return answer
 
@@ -224,70 +286,237 @@ def mail_servers() -> Iterator[tuple[Dovecot, TimedSink, Path]]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+# --- the floor -------------------------------------------------------------------------------
+
+
+def bare_fetch(account: ImapAccount, folder: str = "INBOX") -> tuple[float, int, int]:
+    """Read every message of ``folder`` as the bot does, with nothing else.
+
+    Connect, log in, select, search, then ``BODY.PEEK[]`` and ``INTERNALDATE``
+    in batches of :data:`mailbot.inbox.BATCH` (nothing changes state), log
+    out. Returns the seconds, the messages and their bytes.
+    """
+    began = time.perf_counter()
+    client = IMAPClient(account.host, port=account.port, ssl=False, timeout=15.0)
+    client.normalise_times = False
+    client.login(account.username, account.password)
+    client.select_folder(folder)
+    uids = sorted(int(u) for u in client.search(["UNDELETED"]))
+    count = size = 0
+    for start in range(0, len(uids), BATCH):
+        data = client.fetch(uids[start : start + BATCH], ["BODY.PEEK[]", "INTERNALDATE"])
+        for item in data.values():
+            size += len(item[b"BODY[]"])
+            count += 1
+    client.logout()
+    return time.perf_counter() - began, count, size
+
+
+def floor_replies(
+    letters: Sequence[Planned], body_bytes: int = REPLY_BODY, sender: str = BOT
+) -> list[tuple[str, bytes]]:
+    """Two replies per message (to the opponent and to the sender).
+
+    Shaped like the bot's: its headers (thread, ``Auto-Submitted``,
+    ``X-Mailbot-*``) and a plain-text body of ``body_bytes`` bytes
+    (quoted-printable, as the bot's text part).
+    """
+    filler = (
+        "Your opponent's move is above. Please answer within the time the rules "
+        "allow; the days are counted from the day after you received this mail.\n"
+    )
+    replies: list[tuple[str, bytes]] = []
+    for i, letter in enumerate(letters):
+        for kind in ("move", "move-accepted"):
+            msg = EmailMessage()
+            msg["From"] = f"Federation CC <{sender}>"
+            msg["To"] = letter.sender
+            msg["Subject"] = f"[{INDEX}/{letter.game}] Player – Player: {letter.body.split()[1]}"
+            msg["Date"] = email.utils.format_datetime(datetime.datetime(2026, 3, 3, tzinfo=UTC))
+            msg["Message-ID"] = f"<floor.{i}.{kind}@federation.example>"
+            msg["In-Reply-To"] = f"<m{i}@players.example>"
+            msg["References"] = f"<m{i}@players.example>"
+            msg["Auto-Submitted"] = "auto-replied"
+            msg["X-Mailbot-Event"] = kind
+            msg["X-Mailbot-Game"] = f"{INDEX}/{letter.game}"
+            msg["X-Mailbot-Ply"] = str(letter.ply)
+            msg["X-Mailbot-Move"] = letter.uci
+            msg["X-Mailbot-Time"] = "white=0; black=0"
+            head = f"{letter.body.splitlines()[0]}\n\n"
+            body = head + filler * (1 + max(body_bytes - len(head), 0) // len(filler))
+            msg.set_content(body[: max(body_bytes, len(head))])
+            replies.append((letter.sender, msg.as_bytes(policy=email.policy.SMTP)))
+    return replies
+
+
+def bare_send(port: int, replies: Sequence[tuple[str, bytes]], sender: str = BOT) -> float:
+    """Send ``replies`` over one smtplib connection to the listener; the seconds it took."""
+    began = time.perf_counter()
+    server = smtplib.SMTP("127.0.0.1", port, timeout=15.0)
+    server.ehlo()
+    for to, raw in replies:
+        server.sendmail(sender, [to], raw)
+    server.quit()
+    return time.perf_counter() - began
+
+
+# --- the bot ---------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Child:
+    """A finished process: exit status, wall-clock seconds, peak RSS in KiB, its output."""
+
+    status: int
+    seconds: float
+    peak_kib: int
+    stdout: str
+    stderr: str
+    began: float
+
+
+def run_child(command: Sequence[str], folder: Path, name: str) -> Child:
+    """Run ``command`` to its end; its time from start to exit and its peak RSS (``wait4``)."""
+    out_path, err_path = folder / f"{name}.out", folder / f"{name}.err"
+    with out_path.open("wb") as out, err_path.open("wb") as err:
+        began = time.perf_counter()
+        proc = subprocess.Popen(list(command), stdout=out, stderr=err)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - began
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return Child(
+        proc.returncode,
+        seconds,
+        usage.ru_maxrss,
+        out_path.read_text(errors="replace"),
+        err_path.read_text(errors="replace"),
+        began,
+    )
+
+
+def tally(session: Session, query: Select[int]) -> int:
+    """``SELECT count(*)`` of ``query`` (0 for none)."""
+    return int(session.scalar(query) or 0)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--messages", type=int, default=200, help="messages in the backlog")
+    parser.add_argument("--messages", type=int, default=2000, help="messages in the backlog")
+    parser.add_argument("--games", type=int, default=500, help="games they are moves of")
     parser.add_argument("--database", metavar="URL", help="SQLAlchemy URL (default: SQLite)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the games' moves")
+    parser.add_argument(
+        "--reply-bytes",
+        type=int,
+        default=REPLY_BODY,
+        metavar="N",
+        help=f"body size of each floor reply (default {REPLY_BODY})",
+    )
     args = parser.parse_args(argv)
+    try:
+        plan = scenario(args.messages, args.seed, games=args.games)
+    except ValueError as exc:
+        parser.error(str(exc))
+    n = len(plan.letters)
 
-    plan = scenario(args.messages, args.seed)
     with mail_servers() as (dovecot, sink, root), database(args.database, root) as url:
-        fed = Federation(url, dovecot.account(), sink, plan.start_list)
+        began = time.perf_counter()
+        fed = Federation(url, dovecot.account(), sink, plan.start_list, root)
+        assert fed.config_path is not None
+        imported = time.perf_counter() - began
         try:
             first = datetime.datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
-            t0 = time.perf_counter()
+            began = time.perf_counter()
             for i, letter in enumerate(plan.letters):
                 at = first + datetime.timedelta(minutes=i)
                 fed.write(letter.sender, letter.body, at, subject=letter.subject)
-            delivered = time.perf_counter() - t0
-            now = first + datetime.timedelta(minutes=len(plan.letters) + 1)
-            t0 = time.perf_counter()
-            report = fed.poll(now)
-            seconds = time.perf_counter() - t0
-            arrivals = sink.wait_arrivals(report.delivery.sent, 5.0)
-            replies = len(arrivals)
-            handling = (arrivals[0] - t0) if arrivals else seconds
+            appended = time.perf_counter() - began
+            now = first + datetime.timedelta(minutes=n + 1)
+
+            # The floor, on the same servers: the inbox is read once untimed first,
+            # so that the floor and the bot both read from a warm server.
+            login(fed.imap).logout()
+            bare_fetch(fed.imap)
+            fetch_s, fetched, fetched_bytes = bare_fetch(fed.imap)
+            replies = floor_replies(plan.letters, args.reply_bytes)
+            before = len(sink.arrivals)
+            send_s = bare_send(sink.port, replies)
+            floor_received = len(sink.wait_arrivals(before + len(replies), 10.0)) - before
+            floor_s = fetch_s + send_s
+            floor_size = sum(len(raw) for _to, raw in replies) / max(len(replies), 1)
+
+            python = [sys.executable, "-m", "mailbot"]
+            start = run_child([*python, "--version"], root, "version")
+            offset = len(sink.arrivals)
+            bot = run_child(
+                [*python, "-c", str(fed.config_path), "poll", "--once", "--now", now.isoformat()],
+                root,
+                "poll",
+            )
+            arrivals = sink.wait_arrivals(offset + 2 * n, 10.0)[offset:]
+            bot_sizes = sink.sizes[offset:]
             with fed.sessions() as session:
-                moves = session.scalar(select(func.count()).select_from(Move)) or 0
-                pending = (
-                    session.scalar(
-                        select(func.count()).select_from(Outbox).where(Outbox.status == "pending")
-                    )
-                    or 0
+                moves = tally(session, select(func.count()).select_from(Move))
+                sent = tally(
+                    session,
+                    select(func.count()).select_from(Outbox).where(Outbox.status == "sent"),
                 )
-                handled = (
-                    session.scalar(
-                        select(func.count())
-                        .select_from(InboundMessage)
-                        .where(InboundMessage.status != "new")
-                    )
-                    or 0
+                pending = tally(
+                    session,
+                    select(func.count()).select_from(Outbox).where(Outbox.status == "pending"),
+                )
+                handled = tally(
+                    session,
+                    select(func.count())
+                    .select_from(InboundMessage)
+                    .where(InboundMessage.status != "new"),
                 )
             left = fed.pending_in_inbox()
         finally:
             fed.close()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    backend = make_url(url).get_backend_name()
+        backend = make_url(url).get_backend_name()
+
+    report = bot.stdout.strip().splitlines()[-1] if bot.stdout.strip() else "(no report line)"
+    first_reply = (arrivals[0] - bot.began) if arrivals else bot.seconds
+    sending = max(bot.seconds - first_reply, 1e-9)
     print(f"database:         {backend}")
-    print(f"messages:         {len(plan.letters)} ({plan.games} games)")
-    print(f"delivered in:     {delivered:.2f} s (IMAP APPEND)")
-    print(f"poll pass:        {seconds:.2f} s")
-    print(f"messages/second:  {len(plan.letters) / seconds:.1f}")
-    sending = max(seconds - handling, 1e-9)
     print(
-        f"of which:         {handling:.2f} s reading and handling "
-        f"({len(plan.letters) / handling:.1f} messages/s), "
-        f"{sending:.2f} s sending ({replies / sending:.1f} replies/s)"
+        f"messages:         {n} ({plan.games} games of up to {plan.plies} plies, "
+        f"{plan.players} players)"
     )
-    print(f"handled:          {handled} ({report.line()})")
+    print(f"setup:            {imported:.2f} s import, {appended:.2f} s IMAP APPEND (not measured)")
+    print(
+        f"floor:            {floor_s:.2f} s = {fetch_s:.2f} s IMAP fetch ({fetched} messages, "
+        f"{fetched_bytes / 1024:.0f} KiB, batches of {BATCH}) + {send_s:.2f} s SMTP send "
+        f"({len(replies)} replies of {floor_size:.0f} bytes, one connection; "
+        f"listener received {floor_received})"
+    )
+    print(f"poll --once:      {bot.seconds:.2f} s (whole process, exit status {bot.status})")
+    print(f"messages/second:  {n / bot.seconds:.1f} (floor: {n / floor_s:.1f})")
+    print(f"ratio:            {bot.seconds / floor_s:.1f} x the floor")
+    print(
+        f"of which:         {first_reply:.2f} s from the start to the first reply's arrival "
+        f"(start, reading, handling), {sending:.2f} s after it (sending)"
+    )
+    print(
+        f"process start:    {start.seconds:.2f} s "
+        f"(python -m mailbot --version, exit status {start.status})"
+    )
+    print(f"poll report:      {report}")
+    print(f"handled:          {handled} (inbound messages past 'new')")
     print(f"moves applied:    {moves}")
-    print(f"replies sent:     {report.delivery.sent} (SMTP listener received {replies})")
+    mean = sum(bot_sizes) / len(bot_sizes) if bot_sizes else 0
+    print(
+        f"replies sent:     {sent} (SMTP listener received {len(arrivals)}, "
+        f"mean {mean:.0f} bytes; expected {2 * n})"
+    )
     print(f"replies pending:  {pending} (left in the outbox after the pass)")
     print(f"left in inbox:    {left}")
-    print(f"peak RSS:         {peak:.0f} MiB")
-    ok = moves == len(plan.letters) and left == 0 and pending == 0
-    ok = ok and replies == 2 * len(plan.letters)
+    print(f"peak RSS:         {bot.peak_kib / 1024:.0f} MiB (the poll process)")
+    ok = bot.status == 0 and moves == n and left == 0 and pending == 0
+    ok = ok and len(arrivals) == 2 * n and fetched == n and floor_received == len(replies)
+    if bot.status != 0 or re.search(r"\b(ERROR|Traceback)\b", bot.stderr):
+        print("the poll process's stderr:\n" + bot.stderr, file=sys.stderr)
     return 0 if ok else 1
 
 

@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import Config
 from mailbot.desk import Desk, Outcome, Policy, StoreUnavailable
-from mailbot.inbox import Mailbox, MailboxError
+from mailbot.inbox import Fetched, Mailbox, MailboxError
 from mailbot.notifier import tell_director_undeliverable
 from mailbot.outbox import Delivery, deliver_due
 from mailbot.postman import Postman
@@ -99,33 +99,54 @@ class PassReport:
         return "poll: " + " ".join(parts)
 
 
+#: Messages handled in one transaction and filed with one IMAP ``UID MOVE``.
+BATCH = 50
+
+
 def read_mailbox(
     mailbox: Mailbox,
     desk: Desk,
     now: Clock,
     stopping: Callable[[], bool] = lambda: False,
     guard: Callable[[], AbstractContextManager[None]] | None = None,
+    batch: int = BATCH,
 ) -> Counter[str]:
     """Hand every waiting message to the desk and file it by the outcome.
 
-    Stops between two messages once ``stopping()`` says so. ``guard`` wraps
-    the desk's work on each message (the daemon holds its stop signal there).
+    Messages go to the desk ``batch`` at a time (:meth:`Desk.receive_all`:
+    one commit for the batch), and are filed once the batch is committed:
+    a crash before the commit leaves them all waiting in the inbox, one
+    after it leaves them recorded, and the next pass files them as
+    duplicates. Once ``stopping()`` says so, the desk commits what it has
+    handled of the batch and the rest waits in the inbox. ``guard`` wraps
+    the desk's work on each batch (the daemon holds its stop signal there).
     """
     counts: Counter[str] = Counter()
-    uids = mailbox.pending_uids()
-    for fetched in mailbox.fetch(uids):
-        if stopping():
-            break
+    waiting: list[Fetched] = []
+
+    def handle() -> None:
         if guard is None:
-            outcome = desk.receive(fetched, now())
+            outcomes = desk.receive_all(waiting, now(), stopping)
         else:
             with guard():
-                outcome = desk.receive(fetched, now())
-        counts[outcome.value] += 1
-        if outcome is Outcome.QUARANTINED:
-            mailbox.file_quarantine(fetched.uid)
-        elif outcome is not Outcome.FAILED:
-            mailbox.file_done(fetched.uid)
+                outcomes = desk.receive_all(waiting, now(), stopping)
+        counts.update(outcome.value for outcome in outcomes)
+        handled = list(zip(waiting, outcomes, strict=False))  # a stop may cut the batch short
+        mailbox.file_quarantine(*(f.uid for f, o in handled if o is Outcome.QUARANTINED))
+        mailbox.file_done(
+            *(f.uid for f, o in handled if o not in (Outcome.QUARANTINED, Outcome.FAILED))
+        )
+        waiting.clear()
+
+    for fetched in mailbox.fetch(mailbox.pending_uids()):
+        if stopping():
+            waiting.clear()
+            break
+        waiting.append(fetched)
+        if len(waiting) >= batch:
+            handle()
+    if waiting and not stopping():
+        handle()
     return counts
 
 

@@ -27,6 +27,7 @@ import enum
 import hashlib
 import logging
 import re
+from collections.abc import Callable, Sequence
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import or_, select
@@ -164,6 +165,49 @@ class Desk:
             return self._failed(letter, sha, mark, fetched, now, exc)
         return outcome
 
+    def receive_all(
+        self,
+        batch: Sequence[Fetched],
+        now: datetime.datetime,
+        stopping: Callable[[], bool] = lambda: False,
+    ) -> list[Outcome]:
+        """Handle ``batch`` in one transaction: one commit, one disk flush, for them all.
+
+        The outcomes are what :meth:`receive` gives one message at a time, in
+        order; the caller files the messages only after this returns, when
+        the batch is durable. If any message of the batch fails (or another
+        worker recorded one first), the whole batch is rolled back and its
+        messages are handled again one at a time, each in its own
+        transaction, so a bad message costs the others nothing. Once
+        ``stopping()`` says so, the messages handled so far are committed and
+        the rest left: the outcomes are then fewer than the messages.
+        """
+        if len(batch) < 2:
+            return [self.receive(fetched, now) for fetched in batch[:1]]
+        try:
+            with self.sessions() as session, session.begin():
+                outcomes: list[Outcome] = []
+                for fetched in batch:
+                    if outcomes and stopping():
+                        break
+                    sha = hashlib.sha256(fetched.raw).hexdigest()
+                    letter = read_letter(fetched.raw, own_addresses=(self.policy.address,))
+                    outcomes.append(
+                        self._take(session, fetched, letter, sha, fingerprint(letter), now)
+                    )
+        except Exception as exc:
+            log.info(
+                "a batch of %d messages was rolled back (%s); one at a time",
+                len(batch),
+                type(exc).__name__,
+            )
+            outcomes = []
+            for fetched in batch:
+                if outcomes and stopping():
+                    break
+                outcomes.append(self.receive(fetched, now))
+        return outcomes
+
     def _receive(
         self,
         fetched: Fetched,
@@ -182,20 +226,7 @@ class Desk:
                 return Outcome.DUPLICATE
         try:
             with self.sessions() as session, session.begin():
-                inbound = self._find(session, sha, mark, fetched)
-                if inbound is None:
-                    inbound = self._record(session, letter, sha, mark, fetched, now)
-                elif inbound.status != "new":
-                    return Outcome.DUPLICATE
-                ctx = self._context(session, inbound, letter, now)
-                self._handle(ctx)
-                ctx.notifier.tell(*ctx.events)
-                if inbound.status == "new":
-                    inbound.status = "processed"
-                inbound.handled_at = now
-                inbound.reason = _storable(inbound.reason) if inbound.reason else None
-                status = inbound.status
-                self._log_outcome(ctx)
+                return self._take(session, fetched, letter, sha, mark, now)
         except IntegrityError:
             with self.sessions() as session:
                 known = self._find(session, sha, mark, fetched)
@@ -204,7 +235,34 @@ class Desk:
                     log.info("message %s already recorded", _short(letter.message_id))
                     return Outcome.DUPLICATE
             raise  # any other conflict is a failure like the rest: retried, then quarantined
-        return Outcome.IGNORED if status == "ignored" else Outcome.HANDLED
+
+    def _take(
+        self,
+        session: Session,
+        fetched: Fetched,
+        letter: Letter,
+        sha: str,
+        mark: str | None,
+        now: datetime.datetime,
+    ) -> Outcome:
+        """Record and handle one message in ``session``'s transaction (the caller commits)."""
+        inbound = self._find(session, sha, mark, fetched)
+        if inbound is not None and inbound.status == "quarantined":
+            return Outcome.QUARANTINED
+        if inbound is None:
+            inbound = self._record(session, letter, sha, mark, fetched, now)
+        elif inbound.status != "new":
+            log.info("message %s: already handled", _short(letter.message_id))
+            return Outcome.DUPLICATE
+        ctx = self._context(session, inbound, letter, now)
+        self._handle(ctx)
+        ctx.notifier.tell(*ctx.events)
+        if inbound.status == "new":
+            inbound.status = "processed"
+        inbound.handled_at = now
+        inbound.reason = _storable(inbound.reason) if inbound.reason else None
+        self._log_outcome(ctx)
+        return Outcome.IGNORED if inbound.status == "ignored" else Outcome.HANDLED
 
     def _log_outcome(self, ctx: Context) -> None:
         row = ctx.inbound

@@ -225,23 +225,25 @@ class Mailbox:
 
     # filing ---------------------------------------------------------------
 
-    def file_done(self, uid: int) -> None:
-        """Move a handled message to the done folder."""
-        self._move(uid, self.settings.done_folder)
+    def file_done(self, *uids: int) -> None:
+        """Move handled messages to the done folder (one ``UID MOVE`` for them all)."""
+        self._move(list(uids), self.settings.done_folder)
 
-    def file_quarantine(self, uid: int) -> None:
-        """Move a message that failed three times to the quarantine folder."""
-        self._move(uid, self.settings.quarantine_folder)
+    def file_quarantine(self, *uids: int) -> None:
+        """Move messages that failed too often to the quarantine folder."""
+        self._move(list(uids), self.settings.quarantine_folder)
 
-    def _move(self, uid: int, folder: str) -> None:
+    def _move(self, uids: list[int], folder: str) -> None:
+        if not uids:
+            return
         try:
             if b"MOVE" in self.capabilities:
-                self.client.move([uid], folder)
+                self.client.move(uids, folder)
             else:
-                self.client.copy([uid], folder)
-                self.client.delete_messages([uid])
+                self.client.copy(uids, folder)
+                self.client.delete_messages(uids)
                 if b"UIDPLUS" in self.capabilities:
-                    self.client.uid_expunge([uid])
+                    self.client.uid_expunge(uids)
                 else:
                     self.client.expunge()
         except Exception as exc:

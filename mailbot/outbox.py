@@ -43,6 +43,8 @@ from mailbot.store import Outbox, Player
 
 log = logging.getLogger(__name__)
 
+#: Rows marked sent in one transaction (one commit, one disk flush).
+MARKS = 25
 #: After this many failed attempts a row is given up (status ``failed``).
 MAX_ATTEMPTS = 25
 _STEPS = (60, 300, 900, 3600, 3 * 3600)
@@ -272,8 +274,10 @@ def deliver_due(
 ) -> Delivery:
     """Send every pending row that is due, ``batch`` rows at a time over one connection.
 
-    Each row is committed on its own, so a crash resends at most the row in
-    flight (with its stable Message-ID). When the server cannot be reached,
+    Rows are locked and marked :data:`MARKS` to a transaction, so a crash
+    resends at most those of the group in flight, each with its stable
+    Message-ID; a row another worker holds is skipped (``SKIP LOCKED``), so
+    two workers never send the same row. When the server cannot be reached,
     the pass ends and the other rows wait for the next one; while the postman
     pauses after such a failure, nothing is tried.
     """
@@ -308,60 +312,66 @@ def _deliver(
 ) -> tuple[Delivery, bool]:
     sent = deferred = failed = 0
     broken = 0  # messages in a row whose sending broke off midway
-    for row_id in ids:
+    for start in range(0, len(ids), MARKS):
         if stopping():
             break
         with sessions() as session, session.begin():
-            row = session.get(Outbox, row_id, with_for_update=True)
-            if row is None or row.status != "pending":
-                continue
-            try:
-                refused = postman.send(
-                    functools.partial(_compose, row, postman.settings.sender),
-                    functools.partial(envelope, row),
-                )
-            except (AddressError, SendError) as exc:
-                unreachable = isinstance(exc, SendError) and exc.unreachable
-                midway = isinstance(exc, SendError) and exc.midway
-                permanent = isinstance(exc, AddressError) or (
-                    isinstance(exc, SendError) and exc.permanent
-                )
-                row.last_error = _one_line(str(exc))[:2000]
-                if unreachable:
-                    # the server's fault, not this message's: no attempt is counted
-                    log.warning("outbox: %s; the mail waits", exc)
-                    return Delivery(sent, deferred, failed), False
-                row.attempts += 1
-                broken = broken + 1 if midway else 0
-                if broken >= 2:
-                    # twice in a row: the server, not the messages; they wait
-                    row.next_attempt_at = now + backoff(row.attempts)
-                    postman.pause()
-                    log.warning("outbox: %s, twice in a row; the mail waits", exc)
-                    return Delivery(sent, deferred + 1, failed), False
-                if permanent or row.attempts >= MAX_ATTEMPTS:
+            rows = session.scalars(
+                select(Outbox)
+                .where(Outbox.id.in_(ids[start : start + MARKS]), Outbox.status == "pending")
+                .order_by(Outbox.id)
+                .with_for_update(skip_locked=True)
+            ).all()
+            for row in rows:
+                if stopping():
+                    break
+                try:
+                    refused = postman.send(
+                        functools.partial(_compose, row, postman.settings.sender),
+                        functools.partial(envelope, row),
+                    )
+                except (AddressError, SendError) as exc:
+                    unreachable = isinstance(exc, SendError) and exc.unreachable
+                    midway = isinstance(exc, SendError) and exc.midway
+                    permanent = isinstance(exc, AddressError) or (
+                        isinstance(exc, SendError) and exc.permanent
+                    )
+                    row.last_error = _one_line(str(exc))[:2000]
+                    if unreachable:
+                        # the server's fault, not this message's: no attempt is counted
+                        log.warning("outbox: %s; the mail waits", exc)
+                        return Delivery(sent, deferred, failed), False
+                    row.attempts += 1
+                    broken = broken + 1 if midway else 0
+                    if broken >= 2:
+                        # twice in a row: the server, not the messages; they wait
+                        row.next_attempt_at = now + backoff(row.attempts)
+                        postman.pause()
+                        log.warning("outbox: %s, twice in a row; the mail waits", exc)
+                        return Delivery(sent, deferred + 1, failed), False
+                    if permanent or row.attempts >= MAX_ATTEMPTS:
+                        _give_up(session, row, now, on_give_up)
+                        failed += 1
+                    else:
+                        row.next_attempt_at = now + backoff(row.attempts)
+                        deferred += 1
+                        log.warning("outbox %s to %s deferred: %s", row.id, _to(row), exc)
+                    continue
+                except Exception as exc:  # composing failed: this row's fault, not the others'
+                    row.attempts += 1
+                    row.last_error = _one_line(f"{type(exc).__name__}: {exc}")[:2000]
                     _give_up(session, row, now, on_give_up)
                     failed += 1
-                else:
-                    row.next_attempt_at = now + backoff(row.attempts)
-                    deferred += 1
-                    log.warning("outbox %s to %s deferred: %s", row.id, _to(row), exc)
-                continue
-            except Exception as exc:  # composing failed: this row's fault, not the others'
+                    continue
+                broken = 0
+                row.status = "sent"
+                row.sent_at = now
                 row.attempts += 1
-                row.last_error = _one_line(f"{type(exc).__name__}: {exc}")[:2000]
-                _give_up(session, row, now, on_give_up)
-                failed += 1
-                continue
-            broken = 0
-            row.status = "sent"
-            row.sent_at = now
-            row.attempts += 1
-            if refused:
-                row.last_error = _one_line(f"refused: {refused}")[:2000]
-                log.warning("outbox %s: some recipients refused: %s", row.id, refused)
-            log.info("sent %s to %s: %s", row.event, _to(row), _one_line(row.subject)[:120])
-            sent += 1
+                if refused:
+                    row.last_error = _one_line(f"refused: {refused}")[:2000]
+                    log.warning("outbox %s: some recipients refused: %s", row.id, refused)
+                log.info("sent %s to %s: %s", row.event, _to(row), _one_line(row.subject)[:120])
+                sent += 1
     return Delivery(sent, deferred, failed), True
 
 

@@ -30,6 +30,9 @@ log = logging.getLogger(__name__)
 
 #: The default connect and read timeout, in seconds.
 TIMEOUT = 15.0
+#: A kept connection used again within this many seconds of a clean transaction is
+#: not reset first (RSET); an older one is, which also finds one the server closed.
+FRESH = 5.0
 _PAUSE_FIRST = 60.0
 _PAUSE_MAX = 900.0
 
@@ -115,6 +118,8 @@ class Postman:
         configured = getattr(settings, "timeout", None)
         self.timeout = float(timeout or configured or TIMEOUT)
         self._kept: smtplib.SMTP | None = None
+        #: When the kept connection last ended a transaction cleanly (monotonic), or None.
+        self._clean_at: float | None = None
         self._batching = False
         self._clock = clock
         self._paused_until = 0.0
@@ -174,8 +179,10 @@ class Postman:
         return server
 
     def _server(self) -> smtplib.SMTP:
-        server = self._kept
-        self._kept = None
+        server, clean_at = self._kept, self._clean_at
+        self._kept = self._clean_at = None
+        if server is not None and clean_at is not None and time.monotonic() - clean_at < FRESH:
+            return server  # its last transaction ended cleanly a moment ago: no RSET needed
         if server is not None:
             try:
                 server.rset()
@@ -208,6 +215,7 @@ class Postman:
         server = self._server()
         keep = self._batching
         polite = True  # False: the server is not to be waited for (gone, hung, or a stop)
+        clean_at: float | None = None
         try:
             smtputf8 = server.has_extn("smtputf8")
             data = compose(smtputf8)
@@ -216,6 +224,7 @@ class Postman:
             if smtputf8 and not (envelope_from + "".join(to)).isascii():
                 options = ["SMTPUTF8", "BODY=8BITMIME"]
             refused = server.sendmail(envelope_from, to, data, mail_options=options)
+            clean_at = time.monotonic()
         except SendError:
             raise
         except smtplib.SMTPRecipientsRefused as exc:
@@ -249,7 +258,7 @@ class Postman:
             raise
         finally:
             if keep:
-                self._kept = server
+                self._kept, self._clean_at = server, clean_at
             elif polite:
                 _quit(server)
             else:

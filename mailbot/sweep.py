@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 import chess
 from sqlalchemy import Select, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, joinedload, selectinload, sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot import clock, digest, game
 from mailbot import events as ev
@@ -46,7 +46,7 @@ from mailbot.record import (
     profile_of,
     waiting,
 )
-from mailbot.store import Claim, Game, Leave, Notice, Player, Tournament
+from mailbot.store import GAME_STATE, Claim, Game, Leave, Notice, Player, Tournament
 from mailbot.work import Work
 
 log = logging.getLogger(__name__)
@@ -100,17 +100,6 @@ def record_notice(
 
 #: Games swept in one transaction: one commit (one disk flush) for them all.
 CHUNK = 200
-
-#: What the sweep reads of each game, loaded with the game in a few queries.
-GAME_STATE = (
-    joinedload(Game.tournament),
-    selectinload(Game.moves),
-    selectinload(Game.claims),
-    selectinload(Game.delays),
-    selectinload(Game.penalties),
-    selectinload(Game.white).selectinload(Player.leaves).selectinload(Leave.cancellations),
-    selectinload(Game.black).selectinload(Player.leaves).selectinload(Leave.cancellations),
-)
 
 
 def due_games(now: datetime.datetime) -> Select[Any]:

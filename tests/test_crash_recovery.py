@@ -510,7 +510,8 @@ def test_a_kill_at_a_precise_point_is_recovered(
     tmp_path: Path,
 ) -> None:
     """White's and Black's first moves of game 1 wait; the bot dies at one point
-    of the first message's journey, is restarted, and each move counts once."""
+    of their journey (they are handled in one batch, one transaction), is
+    restarted, and each move counts once."""
     backlog = _backlog(moves_only=GAMES + 1, extras=False)  # ply 1 of every game, then 2 of game 1
     backlog = dataclasses.replace(
         backlog, letters=[x for x in backlog.letters if x.move and x.move[0] == 1]
@@ -532,8 +533,8 @@ def test_a_kill_at_a_precise_point_is_recovered(
             assert fed.pending_in_inbox() == 2
             assert smtp_sink.messages == []
         elif crash_at == "after-commit":
-            # committed but not filed: the message is still in the inbox
-            assert plies == 1
+            # the batch (both messages) committed but not filed: both still in the inbox
+            assert plies == 2
             assert fed.pending_in_inbox() == 2
             assert smtp_sink.messages == []
         else:
