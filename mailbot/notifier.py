@@ -1282,11 +1282,18 @@ def _example(board: chess.Board, player: Player) -> str:
 
 
 def _last_mail_to(session: Session, g: Game, address: str) -> Outbox | None:
-    """The bot's latest message about ``g`` to ``address`` (to keep the thread)."""
-    rows = session.scalars(
-        select(Outbox).where(Outbox.game_id == g.id).order_by(Outbox.id.desc()).limit(30)
+    """The bot's latest message about ``g`` to ``address`` (to keep the thread).
+
+    Only the addresses of the latest rows are read, not their texts.
+    """
+    rows = session.execute(
+        select(Outbox.id, Outbox.to_addrs)
+        .where(Outbox.game_id == g.id)
+        .order_by(Outbox.id.desc())
+        .limit(30)
     ).all()
-    return next((o for o in rows if address in o.to_addrs), None)
+    found = next((row_id for row_id, to in rows if address in to), None)
+    return session.get(Outbox, found) if found is not None else None
 
 
 def packet_context(g: Game) -> dict[str, Any]:

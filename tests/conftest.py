@@ -4,6 +4,12 @@ PostgreSQL is reached at ``MAILBOT_TEST_POSTGRES`` (default
 ``postgresql+psycopg://postgres@127.0.0.1:5432/test``); every test gets its own
 schema there (through ``search_path``), dropped afterwards. Without a server
 the PostgreSQL variants fail when ``CI`` is set and are skipped otherwise.
+
+The store tests (``db_url``) run on both databases in every run. The
+behaviour tests take ``store_url``: an SQLite file, or a PostgreSQL schema
+when ``MAILBOT_TEST_STORE=postgresql``; such a run selects only the tests
+that take ``store_url`` (the others do not depend on the database, or ran
+on PostgreSQL already). CI runs the suite, then that selection again.
 """
 
 from __future__ import annotations
@@ -73,6 +79,28 @@ def postgres_url() -> Iterator[str]:
 def sqlite_url(tmp_path: Path) -> str:
     """The URL of a new SQLite file."""
     return f"sqlite:///{tmp_path / 'mailbot.db'}"
+
+
+#: The database of the behaviour tests: ``sqlite`` (default) or ``postgresql``.
+STORE = os.environ.get("MAILBOT_TEST_STORE", "sqlite")
+if STORE not in ("sqlite", "postgresql"):
+    raise pytest.UsageError(f"MAILBOT_TEST_STORE={STORE!r}: want sqlite or postgresql")
+
+
+@pytest.fixture
+def store_url(request: pytest.FixtureRequest) -> str:
+    """The database of a behaviour test: SQLite, or PostgreSQL (``MAILBOT_TEST_STORE``)."""
+    url: str = request.getfixturevalue("postgres_url" if STORE == "postgresql" else "sqlite_url")
+    return url
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``MAILBOT_TEST_STORE=postgresql``, only the tests that take ``store_url``."""
+    if STORE != "postgresql":
+        return
+    keep = [i for i in items if "store_url" in getattr(i, "fixturenames", ())]
+    config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+    items[:] = keep
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

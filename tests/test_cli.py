@@ -246,26 +246,26 @@ def test_the_config_option_may_follow_the_command(db_url: str, tmp_path: Path) -
     ],
 )
 def test_an_address_that_cannot_be_a_players_is_refused_at_import(
-    sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: str, message: str
+    store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: str, message: str
 ) -> None:
-    config = str(write_config(tmp_path, sqlite_url))
+    config = str(write_config(tmp_path, store_url))
     assert run("-c", config, "init")[0] == 0
     start_list = tmp_path / "start.yaml"
     start_list.write_text(START_LIST.replace("petrov@example.org", change), encoding="utf-8")
     assert run("-c", config, "tournament", "import", str(start_list))[0] == 2
     assert message in capsys.readouterr().err
-    with session_factory(make_engine(sqlite_url))() as session:
+    with session_factory(make_engine(store_url))() as session:
         assert session.scalar(select(func.count()).select_from(Tournament)) == 0
 
 
-def test_a_club_may_allow_special_use_domains(sqlite_url: str, tmp_path: Path) -> None:
-    config = str(write_config(tmp_path, sqlite_url, policy={"special_use_domains": True}))
+def test_a_club_may_allow_special_use_domains(store_url: str, tmp_path: Path) -> None:
+    config = str(write_config(tmp_path, store_url, policy={"special_use_domains": True}))
     assert run("-c", config, "init")[0] == 0
     start_list = tmp_path / "start.yaml"
     text = START_LIST.replace("example.org", "club.local").replace("federation.example", "lan.test")
     start_list.write_text(text, encoding="utf-8")
     assert run("-c", config, "tournament", "import", str(start_list))[0] == 0
-    with session_factory(make_engine(sqlite_url))() as session:
+    with session_factory(make_engine(store_url))() as session:
         emails = session.scalars(select(Player.email).order_by(Player.id)).all()
     assert emails[0] == "ivanov@club.local"
 

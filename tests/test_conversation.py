@@ -55,8 +55,8 @@ def bench_with(url: str, extra: str = "") -> Bench:
 
 
 @pytest.fixture
-def bench(sqlite_url: str) -> Iterator[Bench]:
-    b = bench_with(sqlite_url)
+def bench(store_url: str) -> Iterator[Bench]:
+    b = bench_with(store_url)
     try:
         yield b
     finally:
@@ -120,8 +120,8 @@ def test_a_bulgarian_player_s_words_reach_a_bulgarian_woman_in_bulgarian(bench: 
     assert "| Здравей, Иване!" in mail.text_body
 
 
-def test_forward_messages_false_keeps_the_words_home(sqlite_url: str) -> None:
-    b = bench_with(sqlite_url, "forward_messages: false")
+def test_forward_messages_false_keeps_the_words_home(store_url: str) -> None:
+    b = bench_with(store_url, "forward_messages: false")
     try:
         b.send(ANN, "Hello Bob!\n\n1. e2-e4\n\nAnn", at(2), subject="[CV-1/1] move")
         (mail,) = b.outbox(BOB, "move")
@@ -232,9 +232,9 @@ def test_a_leave_over_several_games_ends_in_one_mail_per_reader(bench: Bench) ->
 
 
 def test_a_withdrawal_is_one_mail_to_the_withdrawn_player_and_one_to_the_director(
-    sqlite_url: str,
+    store_url: str,
 ) -> None:
-    b = Bench(sqlite_url, START_LIST.format(extra=""), authserv_id="mx.federation.example")
+    b = Bench(store_url, START_LIST.format(extra=""), authserv_id="mx.federation.example")
     try:
         dmarc = [("Authentication-Results",
                   "mx.federation.example; dmarc=pass header.from=federation.example")]  # fmt: skip

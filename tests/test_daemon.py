@@ -40,9 +40,9 @@ def wait_until(check: object, seconds: float) -> bool:
 
 
 def test_daemon_answers_under_idle_sweeps_at_start_and_stops_on_sigterm(
-    sqlite_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
+    store_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
 ) -> None:
-    fed = Federation(sqlite_url, imap_account, smtp_sink, START_LIST, tmp_path)
+    fed = Federation(store_url, imap_account, smtp_sink, START_LIST, tmp_path)
     now = datetime.datetime.now(datetime.UTC)
     # White's move was handled 20 days ago; Black has been silent since
     moved = now - datetime.timedelta(days=20)

@@ -43,9 +43,9 @@ def at(month: int, day: int, hour: int = 10) -> datetime.datetime:
 
 @pytest.fixture
 def federation(
-    sqlite_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
+    store_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
 ) -> Iterator[Federation]:
-    fed = Federation(sqlite_url, imap_account, smtp_sink, START_LIST, tmp_path)
+    fed = Federation(store_url, imap_account, smtp_sink, START_LIST, tmp_path)
     yield fed
     fed.close()
 

@@ -61,12 +61,12 @@ games: {games}
 
 @pytest.fixture
 def make(
-    sqlite_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
+    store_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
 ) -> Iterator[Make]:
     made: list[Federation] = []
 
     def build(text: str) -> Federation:
-        fed = Federation(sqlite_url, imap_account, smtp_sink, text, tmp_path)
+        fed = Federation(store_url, imap_account, smtp_sink, text, tmp_path)
         made.append(fed)
         return fed
 

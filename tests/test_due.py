@@ -59,8 +59,8 @@ def day(month: int, d: int, hour: int = 9) -> datetime.datetime:
 
 
 @pytest.fixture
-def bench(sqlite_url: str) -> Iterator[Bench]:
-    b = Bench(sqlite_url, START_LIST)
+def bench(store_url: str) -> Iterator[Bench]:
+    b = Bench(store_url, START_LIST)
     yield b
     b.close()
 

@@ -77,15 +77,15 @@ class Played:
 
 
 @pytest.fixture
-def played(sqlite_url: str, smtp_sink: SmtpSink) -> Iterator[Played]:
+def played(store_url: str, smtp_sink: SmtpSink) -> Iterator[Played]:
     """EV-1/1: 1. e4 (3 March), an impossible move (+5 days for Black, 5 March), then
     1... e5 with a conditional line (6 March) that 2. Nf3 sets off: 2... Nc6 (8 March).
     White asks for a daily digest (7 March) and takes leave in June (9 March); the
     sweep of 10 March sends White's digest, which names both of White's games. Mail
     went out on 4 and 6 March; what came after waits in the outbox. EV-1/2: 1. d4."""
-    bench = Bench(sqlite_url, START_LIST)
+    bench = Bench(store_url, START_LIST)
     unused = ImapAccount("127.0.0.1", 1, "unused", "unused")
-    config = config_from_mapping(config_mapping(sqlite_url, unused, smtp_sink), {})
+    config = config_from_mapping(config_mapping(store_url, unused, smtp_sink), {})
     game = Played(bench, smtp_sink, config)
     bench.send(WHITE, "1. e2-e4", at(3), subject="[EV-1/1] move")
     bench.send(GREY, "1. d2-d4", at(4), subject="[EV-1/2] move")
@@ -367,12 +367,12 @@ def test_plain_status_lists_a_small_event_and_sums_up_a_big_one(
     assert len(big) == 4
 
 
-def test_five_thousand_games_are_a_few_lines(sqlite_url: str) -> None:
+def test_five_thousand_games_are_a_few_lines(store_url: str) -> None:
     players = "\n".join(
         f"  - {{id: p{i}, name: Player {i}, email: p{i}@example.org}}" for i in range(100)
     )
     text = START_LIST.split("players:")[0] + f"players:\n{players}\ngames: round-robin\n"
-    bench = Bench(sqlite_url, text.replace("EV-1", "BIG-1"))
+    bench = Bench(store_url, text.replace("EV-1", "BIG-1"))
     try:
         with bench.sessions() as session:
             out = overview(session, at(20)).splitlines()

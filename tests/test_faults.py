@@ -199,7 +199,7 @@ def _outbox_statuses(fed: Federation) -> list[str]:
 
 
 def test_moves_are_applied_while_smtp_hangs_and_sigterm_stops_a_hung_send(
-    sqlite_url: str,
+    store_url: str,
     imap_account: ImapAccount,
     smtp_sink: SmtpSink,
     hung_smtp: HungSmtp,  # noqa: F811
@@ -210,7 +210,7 @@ def test_moves_are_applied_while_smtp_hangs_and_sigterm_stops_a_hung_send(
     arriving while the daemon waits for the greeting to send White's replies,
     is applied within 30 s; SIGTERM stops the daemon with 0 within 5 s, also
     (second run) while it is stuck in a send; no reply is lost: all stay pending."""
-    fed = Federation(sqlite_url, imap_account, smtp_sink, _duel(), tmp_path)
+    fed = Federation(store_url, imap_account, smtp_sink, _duel(), tmp_path)
     try:
         config = write_daemon_config(
             tmp_path / "daemon.yaml", fed.mapping, smtp={"port": hung_smtp.port}
@@ -250,7 +250,7 @@ def test_moves_are_applied_while_smtp_hangs_and_sigterm_stops_a_hung_send(
 
 
 def test_imap_restarted_while_the_daemon_idles(
-    sqlite_url: str,
+    store_url: str,
     private_dovecot: PrivateDovecot,  # noqa: F811
     smtp_sink: SmtpSink,
     daemons: Daemons,  # noqa: F811
@@ -259,7 +259,7 @@ def test_imap_restarted_while_the_daemon_idles(
     """Dovecot is restarted while the daemon waits in IDLE: a move delivered after
     the restart is answered within 60 s, the daemon never exits on its own, and
     SIGTERM stops it with 0 within 5 s."""
-    fed = Federation(sqlite_url, private_dovecot.account, smtp_sink, _duel(), tmp_path)
+    fed = Federation(store_url, private_dovecot.account, smtp_sink, _duel(), tmp_path)
     try:
         config = write_daemon_config(tmp_path / "daemon.yaml", fed.mapping)
         daemon = daemons.start(config)
@@ -509,7 +509,7 @@ def test_backlog_survives_twenty_sigkills_of_the_daemon(
 
 
 def test_sigterm_in_the_middle_of_a_backlog(
-    sqlite_url: str,
+    store_url: str,
     imap_account: ImapAccount,
     smtp_sink: SmtpSink,
     daemons: Daemons,  # noqa: F811
@@ -519,7 +519,7 @@ def test_sigterm_in_the_middle_of_a_backlog(
     stops it with 0 within 5 s, mid-backlog, without reading the rest of the
     inbox; a second run finishes the backlog with every move applied once."""
     backlog = _backlog(games=15)
-    fed = Federation(sqlite_url, imap_account, smtp_sink, backlog.start_list, tmp_path)
+    fed = Federation(store_url, imap_account, smtp_sink, backlog.start_list, tmp_path)
     try:
         _deliver(fed, _arrivals(backlog.letters))
         config = write_daemon_config(tmp_path / "daemon.yaml", fed.mapping)

@@ -166,8 +166,8 @@ def _board_after_e4():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(params=LANGUAGES)
-def world(request: pytest.FixtureRequest, sqlite_url: str) -> Iterator[Bench]:
-    bench = Bench(sqlite_url, START_LIST.format(language=request.param))
+def world(request: pytest.FixtureRequest, store_url: str) -> Iterator[Bench]:
+    bench = Bench(store_url, START_LIST.format(language=request.param))
     bench.send("ann@example.org", "1. e2-e4", at(2), subject="[LX-1/1] move")
     bench.send(TD, "forfeit LX-1/1 black", at(2, 10))  # held for confirmation
     with bench.sessions.begin() as session:

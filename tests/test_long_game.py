@@ -437,11 +437,11 @@ def test_a_master_game_by_mail_from_first_move_to_resignation(
 
 
 def test_repeated_incomplete_notation_is_reported_to_the_director(
-    sqlite_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink
+    store_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink
 ) -> None:
     """Black writes short algebraic (as John does all through the long game): the first
     time he gets a reminder, the second time the director hears of it; play goes on."""
-    fed = Federation(sqlite_url, imap_account, smtp_sink, START_LIST)
+    fed = Federation(store_url, imap_account, smtp_sink, START_LIST)
     try:
         day = datetime.date(2025, 3, 2)
         told: list[int] = []

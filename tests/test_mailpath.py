@@ -509,8 +509,8 @@ def test_impossible_incorrect_and_unclear_moves_cost_five_days(
 # 3. Which game a message is about
 
 
-def test_the_game_is_found_by_tag_thread_or_turn(sqlite_url: str, federation_of: Make) -> None:
-    fed = federation_of(sqlite_url)
+def test_the_game_is_found_by_tag_thread_or_turn(store_url: str, federation_of: Make) -> None:
+    fed = federation_of(store_url)
     # Ivanov has the first move in games 1 and 3: without a tag the bot asks which
     which = fed.write(IVANOV, "1. e2-e4", at(5, 8), subject="ход")
     unknown = fed.write(IVANOV, "1. e2-e4", at(5, 8), subject="[BG-2026-E1/9] ход")
@@ -554,9 +554,9 @@ def test_the_game_is_found_by_tag_thread_or_turn(sqlite_url: str, federation_of:
 
 
 def test_repeated_incomplete_notation_is_played_and_reported(
-    sqlite_url: str, federation_of: Make
+    store_url: str, federation_of: Make
 ) -> None:
-    fed = federation_of(sqlite_url)
+    fed = federation_of(store_url)
     fed.write(SMITH, "e4", at(5), subject="[BG-2026-E1/2] move")
     fed.poll(at(5, 10))
     first = fed.last(SMITH)
@@ -599,9 +599,9 @@ def plies(fed: Federation, number: int) -> list[str]:
 
 
 def test_strangers_players_of_other_games_and_dmarc_failures_move_nothing(
-    sqlite_url: str, federation_of: Make
+    store_url: str, federation_of: Make
 ) -> None:
-    fed = federation_of(sqlite_url, authserv_id=AUTHSERV)
+    fed = federation_of(store_url, authserv_id=AUTHSERV)
     game = "BG-2026-E1/1"
     stranger = fed.write(STRANGER, "1. e2-e4\nGood luck!", at(5, 8), subject=f"[{game}] move")
     other = fed.write(PETROV, "1. e2-e4", at(5, 8), subject=f"[{game}] ход")
@@ -695,9 +695,9 @@ def bounce(when: datetime.datetime) -> bytes:
 
 
 def test_machine_mail_is_filed_unanswered_and_the_reply_cap_holds(
-    sqlite_url: str, federation_of: Make
+    store_url: str, federation_of: Make
 ) -> None:
-    fed = federation_of(sqlite_url, replies_per_sender_per_day=3)
+    fed = federation_of(store_url, replies_per_sender_per_day=3)
     tag = "[BG-2026-E1/1] ход"
     machines = [
         fed.write(
@@ -823,9 +823,9 @@ def outbox_ids(fed: Federation) -> dict[str, tuple[str, str]]:
 
 
 def test_refused_mail_stays_queued_and_is_sent_once_later(
-    sqlite_url: str, federation_of: Make
+    store_url: str, federation_of: Make
 ) -> None:
-    fed = federation_of(sqlite_url)
+    fed = federation_of(store_url)
     fed.smtp.refuse_next = 3
     fed.write(IVANOV, "1. e2-e4", at(5, 9), subject="[BG-2026-E1/1] ход")
     first = fed.poll(at(5, 10))
@@ -883,8 +883,8 @@ def pgn_in(item: Received) -> chess.pgn.Game:
     return game
 
 
-def test_draw_offers_resignation_status_help_and_mate(sqlite_url: str, federation_of: Make) -> None:
-    fed = federation_of(sqlite_url)
+def test_draw_offers_resignation_status_help_and_mate(store_url: str, federation_of: Make) -> None:
+    fed = federation_of(store_url)
     g1, g2, g3 = "[BG-2026-E1/1] ход", "[BG-2026-E1/2] move", "[BG-2026-E1/3] ход"
     # a draw offer with a move, in Bulgarian
     fed.write(IVANOV, "1. e2-e4 реми", at(5, 9), subject=g1)
@@ -977,9 +977,9 @@ def run_cli(fed: Federation, *args: str) -> tuple[int, str]:
 
 
 def test_the_command_line_polls_and_reports(
-    sqlite_url: str, federation_of: Make, capsys: pytest.CaptureFixture[str]
+    store_url: str, federation_of: Make, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fed = federation_of(sqlite_url)
+    fed = federation_of(store_url)
     assert fed.config_path is not None
     fed.write(IVANOV, "1. e2-e4", at(5, 9), subject="[BG-2026-E1/1] ход")
     code, out = run_cli(fed, "poll", "--once", "--now", "2026-03-05T10:00")
@@ -1043,9 +1043,9 @@ def test_the_command_line_polls_and_reports(
 
 
 def test_the_command_line_prints_standings(
-    sqlite_url: str, federation_of: Make, capsys: pytest.CaptureFixture[str]
+    store_url: str, federation_of: Make, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fed = federation_of(sqlite_url)
+    fed = federation_of(store_url)
     fed.write(PETROV, "сдаюсь", at(5, 9), subject="[BG-2026-E1/3] ход")
     assert fed.poll(at(5, 10)).outcomes == {"handled": 1}
     code, out = run_cli(fed, "standings", "BG-2026-E1")

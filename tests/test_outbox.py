@@ -96,8 +96,8 @@ class Sink(SmtpSink):
 
 
 @pytest.fixture
-def bench(sqlite_url: str) -> Iterator[Bench]:
-    b = Bench(sqlite_url, START_LIST)
+def bench(store_url: str) -> Iterator[Bench]:
+    b = Bench(store_url, START_LIST)
     try:
         yield b
     finally:
@@ -234,12 +234,12 @@ def test_compose_folds_long_subjects_and_keeps_the_spaces() -> None:
 
 
 def test_mailbot_outbox_lists_waiting_and_given_up_mail(
-    bench: Bench, tmp_path: Path, sqlite_url: str, capsys: pytest.CaptureFixture[str]
+    bench: Bench, tmp_path: Path, store_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     queue_to(bench, IVAN, MARIA)
     queue_to(bench, PETAR, status="failed", attempts=25, last_error="SMTP answered 452: full")
     account = ImapAccount("127.0.0.1", 1, "unused", "unused")
-    mapping = config_mapping(sqlite_url, account, SmtpSink())
+    mapping = config_mapping(store_url, account, SmtpSink())
     config = tmp_path / "config.yaml"
     config.write_text(yaml.safe_dump(mapping), encoding="utf-8")
 

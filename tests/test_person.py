@@ -50,9 +50,9 @@ def at(month: int, day: int, hour: int = 9) -> datetime.datetime:
 
 @pytest.fixture
 def fed(
-    sqlite_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
+    store_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
 ) -> Iterator[Federation]:
-    federation = Federation(sqlite_url, imap_account, smtp_sink, START_LIST, tmp_path)
+    federation = Federation(store_url, imap_account, smtp_sink, START_LIST, tmp_path)
     yield federation
     federation.close()
 

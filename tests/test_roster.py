@@ -50,8 +50,8 @@ DMARC = [
 
 
 @pytest.fixture
-def bench(sqlite_url: str) -> Bench:
-    b = Bench(sqlite_url, START, authserv_id="mx.federation.example")
+def bench(store_url: str) -> Bench:
+    b = Bench(store_url, START, authserv_id="mx.federation.example")
     yield b  # type: ignore[misc]
     b.close()
 
@@ -165,9 +165,9 @@ def test_bad_roster_orders_are_answered_and_change_nothing(bench: Bench) -> None
         assert session.scalars(select(Player)).all().__len__() == 4
 
 
-def test_roster_orders_on_the_command_line(sqlite_url: str, tmp_path: Path) -> None:
-    config = str(write_config(tmp_path, sqlite_url))
-    Bench(sqlite_url, START).close()
+def test_roster_orders_on_the_command_line(store_url: str, tmp_path: Path) -> None:
+    config = str(write_config(tmp_path, store_url))
+    Bench(store_url, START).close()
 
     status, out = run("-c", config, "td", "address", "white", "walter@new.example")
     assert status == 0, out
@@ -176,7 +176,7 @@ def test_roster_orders_on_the_command_line(sqlite_url: str, tmp_path: Path) -> N
     assert status == 0, out
     assert "Петър Петров takes over 2 unfinished games from Иван Иванов" in out
 
-    engine = make_engine(sqlite_url)
+    engine = make_engine(store_url)
     try:
         with session_factory(engine)() as session:
             games = {g.number: (g.white.key, g.black.key) for g in session.scalars(select(Game))}
@@ -212,9 +212,9 @@ games: team-round-robin
 
 
 def test_a_captain_has_a_copy_of_the_directors_notices_about_the_teams_games(
-    sqlite_url: str,
+    store_url: str,
 ) -> None:
-    b = Bench(sqlite_url, TEAMS)
+    b = Bench(store_url, TEAMS)
     try:
         b.send("stranger@example.net", "What a game!", at(2), subject="[TM-1/1] kibitz")
         (notice,) = b.outbox(TD, "notice")
@@ -249,11 +249,9 @@ def test_the_finished_games_of_a_replaced_player_count_for_the_newcomers_place(
 
 
 def test_a_conditional_reply_leaves_the_mover_to_move_and_both_mails_say_so(
-    sqlite_url: str,
+    store_url: str,
 ) -> None:
-    b = Bench(
-        sqlite_url, START.replace("notation: en\n", "notation: en\nconditional_moves: true\n")
-    )
+    b = Bench(store_url, START.replace("notation: en\n", "notation: en\nconditional_moves: true\n"))
     try:
         b.send(IVAN, "1. e2-e4", at(2), subject="[RO-1/3] ход")
         b.send(BLACK, "1... e7-e5 2. Ng1-f3 Nb8-c6", at(3), subject="[RO-1/3] move")
@@ -276,10 +274,10 @@ def test_a_conditional_reply_leaves_the_mover_to_move_and_both_mails_say_so(
 
 
 def test_a_newcomer_inherits_the_leave_the_offer_to_the_place_and_no_conditional_line(
-    sqlite_url: str,
+    store_url: str,
 ) -> None:
     b = Bench(
-        sqlite_url,
+        store_url,
         START.replace("notation: en\n", "notation: en\nconditional_moves: true\n"),
         authserv_id="mx.federation.example",
     )

@@ -504,8 +504,8 @@ def build_team_event(session: Session) -> None:
     session.flush()
 
 
-def test_a_team_event_shows_the_team_table_and_its_matches(sqlite_url: str, tmp_path: Path) -> None:
-    engine = make_engine(sqlite_url)
+def test_a_team_event_shows_the_team_table_and_its_matches(store_url: str, tmp_path: Path) -> None:
+    engine = make_engine(store_url)
     Base.metadata.create_all(engine)
     try:
         with session_factory(engine).begin() as session:

@@ -94,9 +94,9 @@ def counts(db_url: str) -> tuple[int, int, int]:
 
 
 def test_a_double_round_robin_from_csv_sends_each_player_one_start_mail(
-    sqlite_url: str, tmp_path: Path, smtp_sink: SmtpSink
+    store_url: str, tmp_path: Path, smtp_sink: SmtpSink
 ) -> None:
-    config = smtp_config(tmp_path, sqlite_url, smtp_sink)
+    config = smtp_config(tmp_path, store_url, smtp_sink)
     (tmp_path / "players.csv").write_text(players_csv(), encoding="utf-8")
     (tmp_path / "start.yaml").write_text(HEAD, encoding="utf-8")
     assert run("-c", config, "init")[0] == 0
@@ -137,7 +137,7 @@ def test_a_double_round_robin_from_csv_sends_each_player_one_start_mail(
     assert "p7: Name7 Family7 <p7@example.org>, 18 партии" in summary
 
     # the games follow the Berger table: every pair meets twice, with both colours
-    engine = make_engine(sqlite_url)
+    engine = make_engine(store_url)
     try:
         with session_factory(engine)() as session:
             pairs = [(g.white.key, g.black.key) for g in session.scalars(select(Game)).all()]
@@ -183,7 +183,7 @@ MISTAKES: list[tuple[str, str, str, str]] = [
 
 @pytest.mark.parametrize(("what", "yaml_change", "csv_change", "where"), MISTAKES)
 def test_a_mistake_is_named_with_file_line_and_column_and_nothing_is_created(
-    sqlite_url: str,
+    store_url: str,
     tmp_path: Path,
     smtp_sink: SmtpSink,
     what: str,
@@ -191,7 +191,7 @@ def test_a_mistake_is_named_with_file_line_and_column_and_nothing_is_created(
     csv_change: str,
     where: str,
 ) -> None:
-    config = smtp_config(tmp_path, sqlite_url, smtp_sink)
+    config = smtp_config(tmp_path, store_url, smtp_sink)
     csv = players_csv() + csv_change
     if yaml_change == "HEADER":
         csv = csv.replace("language\n", "language,club\n", 1)
@@ -208,32 +208,32 @@ def test_a_mistake_is_named_with_file_line_and_column_and_nothing_is_created(
 
     assert status == 2, what
     assert where in out, (what, out)
-    assert counts(sqlite_url) == (0, 0, 0), what
+    assert counts(store_url) == (0, 0, 0), what
     assert smtp_sink.messages == []
 
 
 def test_deleting_before_the_first_move_withdraws_the_start_mail_and_allows_a_new_import(
-    sqlite_url: str, tmp_path: Path
+    store_url: str, tmp_path: Path
 ) -> None:
     # no SMTP listener: the start mails wait in the outbox
-    config = str(write_config(tmp_path, sqlite_url))
+    config = str(write_config(tmp_path, store_url))
     (tmp_path / "players.csv").write_text(players_csv(4), encoding="utf-8")
     (tmp_path / "start.yaml").write_text(HEAD, encoding="utf-8")
     assert run("-c", config, "init")[0] == 0
     assert run("-c", config, "tournament", "import", str(tmp_path / "start.yaml"))[0] == 0
-    assert counts(sqlite_url) == (4, 12, 5)
+    assert counts(store_url) == (4, 12, 5)
 
     status, out = run("-c", config, "tournament", "delete", "CSV-2026")
 
     assert status == 0
     assert "tournament CSV-2026 deleted; 5 messages not yet sent were withdrawn" in out
-    assert counts(sqlite_url) == (0, 0, 0)
+    assert counts(store_url) == (0, 0, 0)
     # the typo fixed, the same index imports again
     (tmp_path / "players.csv").write_text(
         players_csv(4).replace("p4@example.org", "p4@example.net"), encoding="utf-8"
     )
     assert run("-c", config, "tournament", "import", str(tmp_path / "start.yaml"))[0] == 0
-    assert counts(sqlite_url) == (4, 12, 5)
+    assert counts(store_url) == (4, 12, 5)
     status, out = run("-c", config, "tournament", "delete", "NOPE")
     assert status == 2 and "no tournament NOPE" in out
 
@@ -289,9 +289,9 @@ def team_csv() -> str:
 
 
 def test_a_team_event_pairs_boards_with_the_colours_of_art_20(
-    sqlite_url: str, tmp_path: Path
+    store_url: str, tmp_path: Path
 ) -> None:
-    config = str(write_config(tmp_path, sqlite_url))
+    config = str(write_config(tmp_path, store_url))
     (tmp_path / "players.csv").write_text(team_csv(), encoding="utf-8")
     (tmp_path / "start.yaml").write_text(TEAMS, encoding="utf-8")
     assert run("-c", config, "init")[0] == 0
@@ -300,7 +300,7 @@ def test_a_team_event_pairs_boards_with_the_colours_of_art_20(
 
     assert status == 0, out
     assert "17 players, 24 games" in out
-    engine = make_engine(sqlite_url)
+    engine = make_engine(store_url)
     try:
         with session_factory(engine)() as session:
             games = session.scalars(select(Game).order_by(Game.number)).all()
@@ -353,9 +353,9 @@ def test_a_team_event_pairs_boards_with_the_colours_of_art_20(
     ],
 )
 def test_team_mistakes_are_refused(
-    sqlite_url: str, tmp_path: Path, change: str, message: str
+    store_url: str, tmp_path: Path, change: str, message: str
 ) -> None:
-    config = str(write_config(tmp_path, sqlite_url))
+    config = str(write_config(tmp_path, store_url))
     (tmp_path / "players.csv").write_text(team_csv(), encoding="utf-8")
     data = yaml.safe_load(TEAMS)
     data.update(yaml.safe_load(change))
@@ -366,18 +366,18 @@ def test_team_mistakes_are_refused(
 
     assert status == 2
     assert message in out
-    assert counts(sqlite_url) == (0, 0, 0)
+    assert counts(store_url) == (0, 0, 0)
 
 
 def test_the_daemon_publishes_every_tournament_into_the_site_folder(
-    sqlite_url: str, tmp_path: Path
+    store_url: str, tmp_path: Path
 ) -> None:
     from deskbench import BLACK, WHITE, Bench, at
 
     from mailbot.config import parse_config
     from mailbot.daemon import publish_all
 
-    bench = Bench(sqlite_url)
+    bench = Bench(store_url)
     try:
         bench.send(WHITE, "1. e2-e4", at(2), subject="[PX-1/1] move")
         pages: dict[str, tuple[object, ...]] = {}
@@ -391,7 +391,7 @@ def test_the_daemon_publishes_every_tournament_into_the_site_folder(
     assert (written, again, after_move) == (4, 0, 4)  # index.html, two game pages, PX-1.pgn
     page = (tmp_path / "www" / "PX-1" / "game-1.html").read_text(encoding="utf-8")
     assert "e4" in page
-    config = write_config(tmp_path, sqlite_url, site_folder=str(tmp_path / "www"))
+    config = write_config(tmp_path, store_url, site_folder=str(tmp_path / "www"))
     parsed = parse_config(config.read_text(), {"MAILBOT_TEST_PASSWORD": "x"})
     assert parsed.site_folder == str(tmp_path / "www")
 
@@ -428,12 +428,12 @@ def test_no_address_of_a_player_may_be_the_directors_or_the_bots(tmp_path: Path)
         )
 
 
-def test_deleting_cancels_the_orders_held_for_the_event(sqlite_url: str) -> None:
+def test_deleting_cancels_the_orders_held_for_the_event(store_url: str) -> None:
     from deskbench import TD, Bench, at
 
     from mailbot.store import HeldOrder, delete_tournament
 
-    bench = Bench(sqlite_url)
+    bench = Bench(store_url)
     try:
         bench.send(TD, "forfeit PX-1/1 black", at(2))  # no DMARC: held for confirmation
         with bench.sessions.begin() as session:
