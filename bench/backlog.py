@@ -455,6 +455,14 @@ def main(argv: list[str] | None = None) -> int:
             )
             arrivals = sink.wait_arrivals(offset + 2 * n, 10.0)[offset:]
             bot_sizes = sink.sizes[offset:]
+            # the send floor again, with replies as large as the bot's (text and HTML)
+            mean = sum(bot_sizes) / len(bot_sizes) if bot_sizes else 0
+            overhead = floor_size - args.reply_bytes
+            alike = floor_replies(plan.letters, max(1, round(mean - overhead)))
+            before = len(sink.arrivals)
+            alike_send_s = bare_send(sink.port, alike)
+            sink.wait_arrivals(before + len(alike), 10.0)
+            alike_s = fetch_s + alike_send_s
             with fed.sessions() as session:
                 moves = tally(session, select(func.count()).select_from(Move))
                 sent = tally(
@@ -495,6 +503,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"messages/second:  {n / bot.seconds:.1f} (floor: {n / floor_s:.1f})")
     print(f"ratio:            {bot.seconds / floor_s:.1f} x the floor")
     print(
+        f"same-size floor:  {alike_s:.2f} s = {fetch_s:.2f} s fetch + {alike_send_s:.2f} s "
+        f"sending {len(alike)} replies of the bot's mean size; ratio "
+        f"{bot.seconds / alike_s:.1f} x"
+    )
+    print(
         f"of which:         {first_reply:.2f} s from the start to the first reply's arrival "
         f"(start, reading, handling), {sending:.2f} s after it (sending)"
     )
@@ -505,7 +518,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"poll report:      {report}")
     print(f"handled:          {handled} (inbound messages past 'new')")
     print(f"moves applied:    {moves}")
-    mean = sum(bot_sizes) / len(bot_sizes) if bot_sizes else 0
     print(
         f"replies sent:     {sent} (SMTP listener received {len(arrivals)}, "
         f"mean {mean:.0f} bytes; expected {2 * n})"
