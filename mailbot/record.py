@@ -6,6 +6,7 @@ orders and the reports share; they read rows and compute, and never write.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import datetime
 import zoneinfo
@@ -56,11 +57,50 @@ class Totals:
         return f"white={self.white}; black={self.black}"
 
 
-def board_of(g: Game) -> chess.Board:
-    board = chess.Board()
-    for m in g.moves:
-        board.push(chess.Move.from_uci(m.uci))
-    return board
+#: The positions of the games played last, by game id, with the moves each was
+#: replayed from (a game whose moves differ is replayed again).
+_BOARDS: collections.OrderedDict[int, tuple[tuple[str, ...], chess.Board]] = (
+    collections.OrderedDict()
+)
+#: How many positions :data:`_BOARDS` keeps.
+BOARDS_KEPT = 256
+
+
+def board_of(g: Game, plies: int | None = None) -> chess.Board:
+    """The position after the first ``plies`` moves of ``g`` (all by default).
+
+    With all the moves it carries them on its stack (repetitions are judged
+    from it); before an earlier ply it carries none. The positions of the
+    last :data:`BOARDS_KEPT` games are kept: such a game is not replayed
+    again, only its new moves are played on, so deciding about a move at ply
+    200 costs no more replays than one at ply 2.
+
+    >>> from mailbot.store import Move
+    >>> g = Game(moves=[Move(ply=1, uci="e2e4"), Move(ply=2, uci="e7e5")])
+    >>> board_of(g).fen()
+    'rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2'
+    >>> board_of(g, 1).fen(), len(board_of(g, 1).move_stack), len(board_of(g).move_stack)
+    ('rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1', 0, 2)
+    """
+    ucis = tuple(m.uci for m in g.moves)
+    known, board = _BOARDS.get(g.id, ((), chess.Board())) if g.id else ((), chess.Board())
+    if known != ucis:
+        if ucis[: len(known)] != known:
+            known, board = (), chess.Board()
+        for uci in ucis[len(known) :]:
+            board.push(chess.Move.from_uci(uci))
+    if g.id:
+        _BOARDS[g.id] = (ucis, board)
+        _BOARDS.move_to_end(g.id)
+        while len(_BOARDS) > BOARDS_KEPT:
+            _BOARDS.popitem(last=False)
+    if plies is None or plies >= len(ucis):
+        return board.copy()
+    back = len(ucis) - max(plies, 0)
+    earlier = board.copy(stack=back)
+    for _ in range(back):
+        earlier.pop()
+    return earlier
 
 
 def totals(g: Game) -> Totals:
@@ -227,10 +267,8 @@ def pgn_result(result: str | None) -> str:
 
 def write_pair_from(g: Game, first_ply: int, style: Notation, upto: int | None = None) -> str:
     """The plies ``first_ply..upto`` written with move numbers in ``style``."""
-    board = chess.Board()
+    board = board_of(g, first_ply - 1)
     moves = g.moves
-    for m in moves[: first_ply - 1]:
-        board.push(chess.Move.from_uci(m.uci))
     last = upto if upto is not None else len(moves)
     return write_pair(
         board, [chess.Move.from_uci(m.uci) for m in moves[first_ply - 1 : last]], style
