@@ -216,14 +216,6 @@ class Desk:
         mark: str | None,
         now: datetime.datetime,
     ) -> Outcome:
-        with self.sessions() as session:
-            known = self._find(session, sha, mark, fetched)
-            if known is not None and known.status == "quarantined":
-                # a copy of poison (or one whose filing was cut short) joins it
-                return Outcome.QUARANTINED
-            if known is not None and known.status != "new":
-                log.info("message %s: already handled", _short(letter.message_id))
-                return Outcome.DUPLICATE
         try:
             with self.sessions() as session, session.begin():
                 return self._take(session, fetched, letter, sha, mark, now)
@@ -245,7 +237,11 @@ class Desk:
         mark: str | None,
         now: datetime.datetime,
     ) -> Outcome:
-        """Record and handle one message in ``session``'s transaction (the caller commits)."""
+        """Record and handle one message in ``session``'s transaction (the caller commits).
+
+        A message handled before is a duplicate; a copy of poison (or of one
+        whose filing was cut short) joins it in quarantine.
+        """
         inbound = self._find(session, sha, mark, fetched)
         if inbound is not None and inbound.status == "quarantined":
             return Outcome.QUARANTINED
