@@ -57,7 +57,7 @@ def game_summary(g: Game, me: Player | None = None) -> dict[str, Any]:
     to_move = g.white if len(g.moves) % 2 == 0 else g.black
     last: str | None = None
     if g.moves:
-        board = board_of(g)
+        board = board_of(g, stack=1)
         move = board.pop()
         style = notation_for(me) if me is not None else Notation(g.tournament.notation)
         last = write_move(board, move, style)

@@ -425,7 +425,7 @@ class Notifier:
         color = color_of(g, mover)
         opponent = g.black if color == chess.WHITE else g.white
         tz = ZoneInfo(g.tournament.timezone)
-        board = board_of(g)
+        board = board_of(g, stack=1)
         last = len(g.moves)
         last_own = max(
             (p for p in range(e.first_ply, last + 1) if p not in e.automatic), default=last
@@ -486,7 +486,7 @@ class Notifier:
         mover = self._player(e.mover)
         color = color_of(g, mover)
         tz = ZoneInfo(g.tournament.timezone)
-        board = board_of(g)
+        board = board_of(g, stack=1)
         style = notation_for(mover)
         judgement = e.judgement
         sums = totals(g)
@@ -577,7 +577,7 @@ class Notifier:
         g = self._game(e.game)
         t = g.tournament
         end = e.end
-        board = board_of(g)
+        board = board_of(g, stack=1)
         text = export_pgn(g, end)
         sums = totals(g)
         recipients: list[tuple[str, str, str, Player | None]] = [
@@ -633,7 +633,7 @@ class Notifier:
         opponent = g.black if silent.id == g.white_id else g.white
         due = e.due.astimezone(tz).date()
         days = (p.repeat_after_days or 0) + p.repeat_transit_days
-        board = board_of(g)
+        board = board_of(g, stack=1)
         extra = {"X-Mailbot-Due": due.isoformat()}
         self._game_mail(
             g,
@@ -683,7 +683,7 @@ class Notifier:
         against = self._player(e.against)
         t = g.tournament
         tz = ZoneInfo(t.timezone)
-        board = board_of(g)
+        board = board_of(g, stack=1)
         kind = claim.kind
         due = e.due.astimezone(tz).date()
         base = {
@@ -732,7 +732,11 @@ class Notifier:
         g = self._game(e.game)
         details = {"player": self._player(e.player).name, "reason": e.reason, "fen": e.fen}
         self._director_notice(
-            g, "draw-claim", details, board=board_of(g), extra={"X-Mailbot-Claim": str(e.claim)}
+            g,
+            "draw-claim",
+            details,
+            board=board_of(g, stack=1),
+            extra={"X-Mailbot-Claim": str(e.claim)},
         )
 
     def _director_decided(self, e: ev.DirectorDecided) -> None:
@@ -778,7 +782,7 @@ class Notifier:
             },
             to=[t.director_email],
             event="notice",
-            board=board_of(g),
+            board=board_of(g, stack=1),
             extra={"X-Mailbot-Claim": str(claim.id)},
         )
 
@@ -955,7 +959,7 @@ class Notifier:
                 "games": [game_summary(x, p) for x, p in games],
             }
             if g is not None:
-                board = board_of(g)
+                board = board_of(g, stack=1)
         else:
             template, event = "notice", "notice"
             context = {"kind": kind.value}

@@ -66,11 +66,12 @@ _BOARDS: collections.OrderedDict[int, tuple[tuple[str, ...], chess.Board]] = (
 BOARDS_KEPT = 256
 
 
-def board_of(g: Game, plies: int | None = None) -> chess.Board:
+def board_of(g: Game, plies: int | None = None, *, stack: bool | int = True) -> chess.Board:
     """The position after the first ``plies`` moves of ``g`` (all by default).
 
     With all the moves it carries them on its stack (repetitions are judged
-    from it); before an earlier ply it carries none. The positions of the
+    from it), or the last ``stack`` of them (a diagram marks the last move);
+    before an earlier ply it carries none. The positions of the
     last :data:`BOARDS_KEPT` games are kept: such a game is not replayed
     again, only its new moves are played on, so deciding about a move at ply
     200 costs no more replays than one at ply 2.
@@ -81,6 +82,8 @@ def board_of(g: Game, plies: int | None = None) -> chess.Board:
     'rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2'
     >>> board_of(g, 1).fen(), len(board_of(g, 1).move_stack), len(board_of(g).move_stack)
     ('rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1', 0, 2)
+    >>> board_of(g, stack=1).move_stack
+    [Move.from_uci('e7e5')]
     """
     ucis = tuple(m.uci for m in g.moves)
     known, board = _BOARDS.get(g.id, ((), chess.Board())) if g.id else ((), chess.Board())
@@ -95,7 +98,7 @@ def board_of(g: Game, plies: int | None = None) -> chess.Board:
         while len(_BOARDS) > BOARDS_KEPT:
             _BOARDS.popitem(last=False)
     if plies is None or plies >= len(ucis):
-        return board.copy()
+        return board.copy(stack=stack)
     back = len(ucis) - max(plies, 0)
     earlier = board.copy(stack=back)
     for _ in range(back):
