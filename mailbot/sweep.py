@@ -145,18 +145,45 @@ def sweep(
                 except IntegrityError:
                     log.info("game %s swept concurrently; skipped", game_id)
     for tournament_id in tournaments:
-        with sessions() as session, session.begin():
-            t = session.get(Tournament, tournament_id)
-            if t is None:
-                continue
-            work = Work(session, now)
-            counts.update(_sweep_tournament(work, t, due))
-            Notifier(session, sender, now, renderer=renderer).tell(*work.events)
+        counts.update(_sweep_calendar(sessions, sender, now, renderer, tournament_id, due))
     with sessions() as session, session.begin():
         work = Work(session, now)
         counts.update(_sweep_digests(work))
         Notifier(session, sender, now, renderer=renderer).tell(*work.events)
     return SweepReport(dict(counts))
+
+
+def _sweep_calendar(
+    sessions: sessionmaker[Session],
+    sender: str,
+    now: datetime.datetime,
+    renderer: Renderer,
+    tournament_id: int,
+    due: Select[Any],
+) -> Counter[str]:
+    """The tournament pass over ``due`` games of one tournament, :data:`CHUNK` games to a
+    transaction (the end of a big event makes every game due at once); the director's
+    digest goes with the first. A chunk another worker swept first is skipped."""
+    counts: Counter[str] = Counter()
+    with sessions() as session:
+        ids: Sequence[int] = session.scalars(
+            select(Game.id)
+            .where(Game.tournament_id == tournament_id, Game.id.in_(due))
+            .order_by(Game.number)
+        ).all()
+    for start in range(0, max(len(ids), 1), CHUNK):
+        try:
+            with sessions() as session, session.begin():
+                t = session.get(Tournament, tournament_id)
+                if t is None:
+                    break
+                work = Work(session, now)
+                chunk = ids[start : start + CHUNK]
+                counts.update(_sweep_tournament(work, t, chunk, digest=start == 0))
+                Notifier(session, sender, now, renderer=renderer).tell(*work.events)
+        except IntegrityError:
+            log.info("tournament %s swept concurrently; skipped", tournament_id)
+    return counts
 
 
 def _sweep_games(
@@ -515,17 +542,16 @@ def _exceeded(p: Profile, state: clock.ControlState) -> tuple[int, int, int]:
     return last.used, last.limit, count_start - 1 + controls * p.moves_per_control
 
 
-def _sweep_tournament(work: Work, t: Tournament, due: Select[Any]) -> list[str]:
-    """The calendar of ``t``'s games among ``due``: leave ends (opponents told the
-    clocks run again), withdrawn players' games and the end of the event; and
-    the director's weekly digest."""
+def _sweep_tournament(
+    work: Work, t: Tournament, ids: Sequence[int], *, digest: bool = True
+) -> list[str]:
+    """The calendar of ``t``'s games ``ids``: leave ends (opponents told the clocks run
+    again), withdrawn players' games and the end of the event; with ``digest``, the
+    director's weekly digest."""
 
     session, now = work.session, work.now
     games = session.scalars(
-        select(Game)
-        .where(Game.tournament_id == t.id, Game.id.in_(due))
-        .options(*GAME_STATE)
-        .order_by(Game.number)
+        select(Game).where(Game.id.in_(ids)).options(*GAME_STATE).order_by(Game.number)
     ).all()
     passed = [(g, item) for g in games for item in _calendar(g) if item.at <= now]
     found: list[str] = []
@@ -547,7 +573,7 @@ def _sweep_tournament(work: Work, t: Tournament, due: Select[Any]) -> list[str]:
         assert player is not None and lv is not None
         if g.result is None and record_notice(session, g, player, item.kind, item.key, None, now):
             add("leave-end", [ev.LeaveEnded(g.id, player.id, lv.start, lv.end)])
-    if t.director_digest:
+    if digest and t.director_digest:
         found.extend(_director_digest(work, t))
     # art. 48, 52 note 1: a withdrawn player's game went to the arbiter before the end
     for g, item in passed:

@@ -83,7 +83,12 @@ def full_sweep(b: Bench, now: datetime.datetime) -> None:
     sweep(b.sessions, SENDER, now, every_game=True)
 
 
-def test_the_indexed_sweep_misses_nothing_a_full_sweep_would_send(bench: Bench) -> None:
+@pytest.mark.parametrize("chunk", [200, 1])
+def test_the_indexed_sweep_misses_nothing_a_full_sweep_would_send(
+    bench: Bench, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # with chunks of one game, every game and every calendar date has a transaction of its own
+    monkeypatch.setattr("mailbot.sweep.CHUNK", chunk)
     # game 1 is played, then Bella falls silent (repeat at 14 days, silence at 40)
     bench.send(WHITE, "DUE-1/1 1. e2-e4", day(3, 2), subject="DUE-1/1")
     bench.send(BLACK, "DUE-1/1 1... e7-e5", day(3, 6), subject="DUE-1/1")
