@@ -184,6 +184,7 @@ class Desk:
         """
         if len(batch) < 2:
             return [self.receive(fetched, now) for fetched in batch[:1]]
+        said: list[str] = []
         try:
             with self.sessions() as session, session.begin():
                 outcomes: list[Outcome] = []
@@ -192,9 +193,8 @@ class Desk:
                         break
                     sha = hashlib.sha256(fetched.raw).hexdigest()
                     letter = read_letter(fetched.raw, own_addresses=(self.policy.address,))
-                    outcomes.append(
-                        self._take(session, fetched, letter, sha, fingerprint(letter), now)
-                    )
+                    mark = fingerprint(letter)
+                    outcomes.append(self._take(session, fetched, letter, sha, mark, now, said))
         except Exception as exc:
             log.info(
                 "a batch of %d messages was rolled back (%s); one at a time",
@@ -206,6 +206,9 @@ class Desk:
                 if outcomes and stopping():
                     break
                 outcomes.append(self.receive(fetched, now))
+            return outcomes
+        for line in said:
+            log.info("%s", line)
         return outcomes
 
     def _receive(
@@ -216,9 +219,10 @@ class Desk:
         mark: str | None,
         now: datetime.datetime,
     ) -> Outcome:
+        said: list[str] = []
         try:
             with self.sessions() as session, session.begin():
-                return self._take(session, fetched, letter, sha, mark, now)
+                outcome = self._take(session, fetched, letter, sha, mark, now, said)
         except IntegrityError:
             with self.sessions() as session:
                 known = self._find(session, sha, mark, fetched)
@@ -227,6 +231,9 @@ class Desk:
                     log.info("message %s already recorded", _short(letter.message_id))
                     return Outcome.DUPLICATE
             raise  # any other conflict is a failure like the rest: retried, then quarantined
+        for line in said:
+            log.info("%s", line)
+        return outcome
 
     def _take(
         self,
@@ -236,8 +243,10 @@ class Desk:
         sha: str,
         mark: str | None,
         now: datetime.datetime,
+        said: list[str],
     ) -> Outcome:
-        """Record and handle one message in ``session``'s transaction (the caller commits).
+        """Record and handle one message in ``session``'s transaction (the caller commits,
+        then logs ``said``).
 
         A message handled before is a duplicate; a copy of poison (or of one
         whose filing was cut short) joins it in quarantine.
@@ -257,23 +266,22 @@ class Desk:
             inbound.status = "processed"
         inbound.handled_at = now
         inbound.reason = _storable(inbound.reason) if inbound.reason else None
-        self._log_outcome(ctx)
+        said.append(self._outcome_line(ctx))
         return Outcome.IGNORED if inbound.status == "ignored" else Outcome.HANDLED
 
-    def _log_outcome(self, ctx: Context) -> None:
+    @staticmethod
+    def _outcome_line(ctx: Context) -> str:
+        """What the log says of a handled message (written once it is committed)."""
         row = ctx.inbound
         where = ""
         g = ctx.session.get(Game, row.game_id) if row.game_id else None
         if g is not None:
             last = f" {g.moves[-1].uci}" if g.moves else ""
             where = f" game {tag_of(g)} ply {len(g.moves)}{last}"
-        log.info(
-            "message %s from %s:%s %s%s",
-            _short(ctx.letter.message_id),
-            _short(ctx.letter.from_addr),
-            where,
-            row.status,
-            f" ({_short(row.reason, 160)})" if row.reason else "",
+        reason = f" ({_short(row.reason, 160)})" if row.reason else ""
+        return (
+            f"message {_short(ctx.letter.message_id)} from {_short(ctx.letter.from_addr)}:"
+            f"{where} {row.status}{reason}"
         )
 
     def _check_store(self, exc: BaseException) -> None:
