@@ -2,7 +2,8 @@
 so that the sweep reads only the games with something due.
 
 Every unfinished game starts due (1970-01-01): the first sweep after the
-upgrade computes its real deadline.
+upgrade computes its real deadline. A later release that changes how a
+deadline is computed does the same in a migration of its own.
 
 Revision ID: 0006
 Revises: 0005
