@@ -136,6 +136,35 @@ def written(board: chess.Board, move: chess.Move) -> str:
     return f"{number}{dots} {board.lan(move)}"
 
 
+def tournament(
+    index: str,
+    name: str,
+    start: datetime.date,
+    players: Sequence[tuple[str, str]],
+    pairs: Sequence[tuple[str, str]],
+) -> str:
+    """A start list: ``players`` (key and name, the address ``KEY@players.example``)
+    playing ``pairs`` (white's key, black's key) under bg-email, in English."""
+    return "\n".join(
+        [
+            f"index: {index}",
+            f"name: {name}",
+            "profile: bg-email",
+            f"start: {start.isoformat()}",
+            "end: 2099-12-31",
+            "language: en",
+            "notation: en",
+            "conditional_moves: false",
+            "director: {name: Tom Director, email: td@federation.example}",
+            "players:",
+            *(f"  - {{id: {p}, name: {n}, email: {p}@players.example}}" for p, n in players),
+            "games:",
+            *(f"  - {{white: {w}, black: {b}}}" for w, b in pairs),
+            "",
+        ]
+    )
+
+
 def scenario(
     messages: int, seed: int = 1, start: str = "2026-03-01", games: int | None = None
 ) -> Scenario:
@@ -169,26 +198,12 @@ def scenario(
         a, b = players[i], players[(i + rnd + 1) % count]
         pairs.append((a, b) if rnd % 2 == 0 else (b, a))
     lines = {n: random_line(rng, plies) for n in range(1, games + 1)}
-    start_list = "\n".join(
-        [
-            f"index: {INDEX}",
-            "name: Backlog benchmark",
-            "profile: bg-email",
-            f"start: {start}",
-            "end: 2099-12-31",
-            "language: en",
-            "notation: en",
-            "conditional_moves: false",
-            "director: {name: Tom Director, email: td@federation.example}",
-            "players:",
-            *(
-                f"  - {{id: {p}, name: Player {p[1:]}, email: {p}@players.example}}"
-                for p in players
-            ),
-            "games:",
-            *(f"  - {{white: {w}, black: {b}}}" for w, b in pairs),
-            "",
-        ]
+    start_list = tournament(
+        INDEX,
+        "Backlog benchmark",
+        datetime.date.fromisoformat(start),
+        [(p, f"Player {p[1:]}") for p in players],
+        pairs,
     )
     letters: list[Planned] = []
     boards = {n: chess.Board() for n in lines}

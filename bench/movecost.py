@@ -44,7 +44,7 @@ import chess
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from backlog import database, random_line, written
+from backlog import database, random_line, tournament, written
 from deskbench import Bench
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
@@ -101,30 +101,12 @@ Hour = list[tuple[Table, int]]
 
 def start_list(tables: list[Table]) -> str:
     """The tournament: the games of ``tables`` in their numbers' order."""
-    players = []
-    games = []
-    for t in sorted(tables, key=lambda t: t.number):
-        w, b = t.white.split("@")[0], t.black.split("@")[0]
-        players += [w, b]
-        games.append(f"  - {{white: {w}, black: {b}}}")
-    return "\n".join(
-        [
-            f"index: {INDEX}",
-            "name: Move cost benchmark",
-            "profile: bg-email",
-            f"start: {START.isoformat()}",
-            "end: 2099-12-31",
-            "language: en",
-            "notation: en",
-            "conditional_moves: false",
-            "director: {name: Tom Director, email: td@federation.example}",
-            "players:",
-            *(f"  - {{id: {p}, name: Player {p}, email: {p}@players.example}}" for p in players),
-            "games:",
-            *games,
-            "",
-        ]
-    )
+    pairs = [
+        (t.white.split("@")[0], t.black.split("@")[0])
+        for t in sorted(tables, key=lambda t: t.number)
+    ]
+    players = [(p, f"Player {p}") for pair in pairs for p in pair]
+    return tournament(INDEX, "Move cost benchmark", START, players, pairs)
 
 
 def arrival(step: int, place: int, count: int) -> datetime.datetime:

@@ -23,18 +23,19 @@ The mail the sweep queues stays in the outbox (nothing is sent)::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime
 import math
 import multiprocessing
 import resource
-import shutil
+import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Iterator
+from pathlib import Path
 
-from sqlalchemy import create_engine, func, select, text
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from backlog import database
+from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
 from mailbot.startlist import start_list_from_mapping
@@ -54,29 +55,6 @@ SENDER = "Federation CC <bot@federation.example>"
 START = datetime.date(2026, 3, 1)
 
 
-@contextlib.contextmanager
-def database(url: str | None) -> Iterator[str]:
-    """An empty database: a temporary SQLite file, or a new schema of ``url``."""
-    if url is None:
-        folder = tempfile.mkdtemp(prefix="mailbot-sweep-")
-        try:
-            yield f"sqlite:///{folder}/bench.db"
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-        return
-    schema = f"bench_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(url)
-    with admin.begin() as connection:
-        connection.execute(text(f"CREATE SCHEMA {schema}"))
-    try:
-        scoped = make_url(url).update_query_dict({"options": f"-csearch_path={schema}"})
-        yield scoped.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as connection:
-            connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-        admin.dispose()
-
-
 def timed(what: str, run: object) -> float:
     began = time.perf_counter()
     result = run()  # type: ignore[operator]
@@ -93,7 +71,10 @@ def main() -> int:
     args = parser.parse_args()
     players = max(2, math.ceil((1 + math.sqrt(1 + 8 * args.games)) / 2))
 
-    with database(args.database) as url:
+    with (
+        tempfile.TemporaryDirectory(prefix="mailbot-sweep-") as folder,
+        database(args.database, Path(folder)) as url,
+    ):
         upgrade(url)
         engine = make_engine(url)
         sessions = session_factory(engine)

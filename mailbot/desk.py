@@ -145,9 +145,7 @@ class Desk:
         Never raises for a bad message, however broken; raises
         :class:`StoreUnavailable` when the database cannot be reached.
         """
-        sha = hashlib.sha256(fetched.raw).hexdigest()
-        letter = read_letter(fetched.raw, own_addresses=(self.policy.address,))
-        mark = fingerprint(letter)
+        letter, sha, mark = self._read(fetched)
         try:
             outcome = self._receive(fetched, letter, sha, mark, now)
         except StoreUnavailable:
@@ -191,9 +189,7 @@ class Desk:
                 for fetched in batch:
                     if outcomes and stopping():
                         break
-                    sha = hashlib.sha256(fetched.raw).hexdigest()
-                    letter = read_letter(fetched.raw, own_addresses=(self.policy.address,))
-                    mark = fingerprint(letter)
+                    letter, sha, mark = self._read(fetched)
                     outcomes.append(self._take(session, fetched, letter, sha, mark, now, said))
         except Exception as exc:
             log.info(
@@ -210,6 +206,11 @@ class Desk:
         for line in said:
             log.info("%s", line)
         return outcomes
+
+    def _read(self, fetched: Fetched) -> tuple[Letter, str, str | None]:
+        """The message read, the hash of its bytes and its fingerprint."""
+        letter = read_letter(fetched.raw, own_addresses=(self.policy.address,))
+        return letter, hashlib.sha256(fetched.raw).hexdigest(), fingerprint(letter)
 
     def _receive(
         self,
