@@ -427,6 +427,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help=f"body size of each floor reply (default {REPLY_BODY})",
     )
+    parser.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="run the poll under cProfile and write its statistics to FILE (slows it down)",
+    )
     args = parser.parse_args(argv)
     try:
         plan = scenario(args.messages, args.seed, games=args.games)
@@ -462,6 +467,9 @@ def main(argv: list[str] | None = None) -> int:
 
             python = [sys.executable, "-m", "mailbot"]
             start = run_child([*python, "--version"], root, "version")
+            if args.profile:
+                profile = str(Path(args.profile).resolve())
+                python = [sys.executable, "-m", "cProfile", "-o", profile, "-m", "mailbot"]
             offset = len(sink.arrivals)
             bot = run_child(
                 [*python, "-c", str(fed.config_path), "poll", "--once", "--now", now.isoformat()],
