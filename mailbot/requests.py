@@ -131,23 +131,38 @@ def delay_notice(req: Request, g: Game) -> None:
 _RESULT = re.compile(r"(1-0|0-1|1/2-1/2|½-½)")
 
 
-def claim(req: Request, g: Game, rest: str, body: str) -> None:
-    """A draw claim (threefold, 50 moves, tablebase), or after the end an adjudication claim."""
+def adjudication_result(req: Request, g: Game, rest: str) -> str | None:
+    """The result an adjudication claim asks for, when ``claim`` is one (art. 52):
+    after the end of the event, or of a game left by a withdrawal, with a result
+    written after the word; else None (a draw claim).
+    """
     t = g.tournament
-    tz = ZoneInfo(t.timezone)
-    today = req.received.astimezone(tz).date()
-    color = color_of(g, req.player)
+    today = req.received.astimezone(ZoneInfo(t.timezone)).date()
     found = _RESULT.search(rest)
     if found and (today > (t.extended_to or t.end) or withdrawal_adjudication(g) is not None):
-        result = found.group(1).replace("½-½", "1/2-1/2")
+        return found.group(1).replace("½-½", "1/2-1/2")
+    return None
+
+
+def claim(req: Request, g: Game, rest: str, body: str) -> None:
+    """A draw claim (threefold, 50 moves, tablebase), or after the end an adjudication claim."""
+    result = adjudication_result(req, g, rest)
+    if result is not None:
         adjudication_claim(req, g, result, body)
         return
-    board = board_of(g)
-    p = profile_of(t)
-    decision = game.claim_draw(board, color, tablebase_rule=p.tablebase_rule)
+    color = color_of(g, req.player)
+    decision = game.claim_draw(
+        board_of(g), color, tablebase_rule=profile_of(g.tournament).tablebase_rule
+    )
     if decision.status is game.ClaimStatus.GRANTED and decision.end is not None:
         req.tell(end_game(g, decision.end, req.now, answering=req.player))
         return
+    answer_claim(req, g, decision)
+
+
+def answer_claim(req: Request, g: Game, decision: game.ClaimDecision) -> None:
+    """A draw claim the bot does not grant: refused, or sent to the TD with its position."""
+    color = color_of(g, req.player)
     if decision.status is game.ClaimStatus.NEEDS_TD:
         g.claims.append(
             Claim(kind="draw", by_color="white" if color else "black", against=None,

@@ -9,13 +9,14 @@ actually played (003 part 1 art. 6g), and both players are told.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from zoneinfo import ZoneInfo
 
 import chess
 
 from mailbot import events as ev
-from mailbot import referee
+from mailbot import game, referee, requests
 from mailbot.gamemail import end_game
 from mailbot.handlers import answers, draw
 from mailbot.handlers.context import Context
@@ -126,8 +127,13 @@ def reject(ctx: Context, judgement: referee.Judgement) -> None:
     )
 
 
-def play(ctx: Context, judgement: referee.Judgement) -> None:
-    """Apply a legal move, and what the conditional lines play after it."""
+def play(ctx: Context, judgement: referee.Judgement, claimed: game.GameEnd | None = None) -> None:
+    """Apply a legal move, and what the conditional lines play after it.
+
+    ``claimed`` is the end of the game a draw claim written with the move was
+    granted (FIDE 9.2): the game ends with it after the move, unless the move
+    itself ends it.
+    """
     g, mover = ctx.game, ctx.mover
     assert g is not None and mover is not None and judgement.move is not None
     t = g.tournament
@@ -152,15 +158,57 @@ def play(ctx: Context, judgement: referee.Judgement) -> None:
     events: list[ev.Event] = []
     if judgement.verdict is referee.Verdict.INCOMPLETE:
         events.extend(_note_incomplete(g, mover, own[0]))
-    if ctx.words.has(Word.DRAW) and done.end is None:
+    end = done.end or claimed
+    if ctx.words.has(Word.DRAW) and end is None:
         g.draw_offer_by, g.draw_offer_ply = color_name(color), len(g.moves)
-    if done.end is not None:
-        ctx.tell(*events, end_game(g, done.end, ctx.now, answering=mover, first_ply=first_ply))
+    if end is not None:
+        ctx.tell(*events, end_game(g, end, ctx.now, answering=mover, first_ply=first_ply))
         return
     events.extend(overstep_on_move(ctx.session, g, mover, sent, ctx.now))
     if g.result is None:  # unless auto_forfeit decided it
         events.append(_played(g, mover, first_ply, judgement, ctx.letter.body))
     ctx.tell(*events)
+
+
+def claim_with_move(ctx: Context, judgement: referee.Judgement) -> bool:
+    """A draw claim written with the move that makes it (FIDE 9.2 through art. 2;
+    003 part 1 art. 2f): ``4... Nf6-g8 claim``.
+
+    The claim is judged on the position after the move, and the move is played
+    whatever the verdict (FIDE 9.5.2: an intended move must be made): a granted
+    claim ends the game after it; one refused, or sent to the director, leaves
+    the game going with the move played. An impossible, incorrect or unclear
+    move is refused as any other (art. 17-19), and the claim with it. Returns
+    False when the message holds no move (the claim stands alone).
+    """
+    g, mover = ctx.game, ctx.mover
+    assert g is not None and mover is not None
+    if judgement.verdict is referee.Verdict.NO_MOVE:
+        return False
+    if judgement.penalised:
+        reject(ctx, judgement)
+        return True
+    assert judgement.move is not None
+    decision = game.claim_draw(
+        board_of(g),
+        color_of(g, mover),
+        intended_move=judgement.move,
+        tablebase_rule=profile_of(g.tournament).tablebase_rule,
+    )
+    req = requests.Request(ctx, mover, ctx.inbound.internaldate)
+    if decision.status is game.ClaimStatus.GRANTED and decision.move is None:
+        # the position had occurred three times already: the claim needs no move
+        assert decision.end is not None
+        ctx.tell(end_game(g, decision.end, ctx.now, answering=mover))
+        return True
+    alone = dataclasses.replace(judgement, conditional=())  # nothing is played after a claim
+    if decision.status is game.ClaimStatus.GRANTED:
+        play(ctx, alone, claimed=decision.end)
+        return True
+    play(ctx, alone)
+    if g.result is None and decision.phrase.code != "claim.mate-ends":
+        requests.answer_claim(req, g, decision)
+    return True
 
 
 def _played(

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from mailbot import requests
+from mailbot.handlers import move
 from mailbot.handlers.context import Context
 from mailbot.intent import Word
 from mailbot.phrase import Phrase
+from mailbot.record import board_of, color_of
 from mailbot.store import Player
+from mailbot.sweep import play_stops_at
 
 
 def _request(ctx: Context, player: Player) -> requests.Request:
@@ -20,11 +23,22 @@ def delay(ctx: Context) -> None:
 
 
 def claim(ctx: Context) -> None:
-    """A draw claim, or after the end of the event an adjudication claim."""
-    assert ctx.game is not None and ctx.mover is not None
+    """A draw claim, with or without the move that makes it, or after the end of
+    the event an adjudication claim."""
+    g, mover = ctx.game, ctx.mover
+    assert g is not None and mover is not None
     word = ctx.words.get(Word.CLAIM)
     rest = word.rest if word is not None else ""
-    requests.claim(_request(ctx, ctx.mover), ctx.game, rest, ctx.letter.body)
+    req = _request(ctx, mover)
+    board = board_of(g)
+    with_move = (
+        requests.adjudication_result(req, g, rest) is None
+        and board.turn == color_of(g, mover)
+        and ctx.inbound.internaldate < play_stops_at(g)
+    )
+    if with_move and move.claim_with_move(ctx, move.judge(ctx, g, mover, board)):
+        return
+    requests.claim(req, g, rest, ctx.letter.body)
 
 
 def leave(ctx: Context) -> None:

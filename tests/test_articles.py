@@ -1,0 +1,110 @@
+"""Rules by article, each through the whole mail path (Dovecot in, aiosmtpd out).
+
+One test per rule the seeds ask for, named after its article: players and
+the director write to the bot's mailbox, the bot's clock moves as
+``mailbot poll --once --now`` and ``mailbot sweep --now`` move it, and the
+tests read what each of them received.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from harness import Federation, text_of
+from test_director_scenarios import TD, Make, day, mail, make, send, start_list
+
+__all__ = ["make"]  # the fixture, shared with the director's scenarios
+
+UTC = datetime.UTC
+
+
+def pair(index: str, profile: str, extra: str = "") -> str:
+    """A start list of one game, Walter White against Bella Black."""
+    return start_list(index, profile, "2026-01-01", "2027-12-31",
+                      [("walter", "Walter White"), ("bella", "Bella Black")], extra=extra)  # fmt: skip
+
+
+WALTER, BELLA = "walter@example.org", "bella@example.org"
+
+
+def play(fed: Federation, game: str, moves: list[tuple[str, str]], first: datetime.datetime) -> None:
+    """``moves`` (who, text) one after the other, an hour apart from ``first``."""
+    for i, (who, text) in enumerate(moves):
+        send(fed, who, text, first + datetime.timedelta(hours=i), game)
+
+
+# ---------------------------------------------------------------------------
+# 003 part 1 art. 6g, art. 32: a conditional line is announced to the player to move
+
+
+def test_003_p1_6g_art_32_the_player_to_move_is_told_after_a_conditional_reply(
+    make: Make,
+) -> None:
+    fed = make(pair("CM-2", "iccf-postal", extra="conditional_moves: true"))
+    game = "CM-2/1"
+    play(fed, game, [("walter", "1. e2-e4"), ("bella", "1... e7-e5"), ("walter", "2. Bf1-c4"),
+                     ("bella", "2... d7-d6"), ("walter", "3. Ng1-e2 Nb8-a6 4. f2-f3")],
+         day(2026, 1, 2, tz=UTC))  # fmt: skip
+    standing = fed.last(WALTER)
+    assert standing.message["X-Mailbot-Event"] == "move-accepted"
+    assert "Your conditional line is standing: 3... Nb8-a6 4. f2-f3." in text_of(standing)
+
+    send(fed, "bella", "3... Nb8-a6", day(2026, 1, 3, tz=UTC), game)
+
+    # White, who proposed the line, learns that it was played and that Black is to move
+    to_white = fed.last(WALTER)
+    assert to_white.message["X-Mailbot-Event"] == "move"
+    assert to_white.message["X-Mailbot-Ply"] == "7"
+    text = text_of(to_white)
+    assert "Your conditional line answered with 4. f2-f3: it is Bella Black's move now." in text
+    assert "It is your move" not in text and "Reply to this message with your move" not in text
+    # Black, who is to move, is told so, with White's answer and her clock
+    to_black = fed.last(BELLA)
+    assert to_black.message["X-Mailbot-Event"] == "move-accepted"
+    text = text_of(to_black)
+    assert "Your opponent's conditional line answered: 4. f2-f3. It is your move again." in text
+    assert "Reply to this message with your move" in text
+    assert "Time control:" in text
+
+
+# ---------------------------------------------------------------------------
+# Art. 2, FIDE 9.2, 003 part 1 art. 2f: a draw claim written with its move
+
+SHUFFLE = [("walter", "1. Ng1-f3"), ("bella", "1... Ng8-f6"), ("walter", "2. Nf3-g1"),
+           ("bella", "2... Nf6-g8"), ("walter", "3. Ng1-f3"), ("bella", "3... Ng8-f6"),
+           ("walter", "4. Nf3-g1")]  # fmt: skip
+
+
+def test_art_2_fide_9_2_a_claim_written_with_the_move_that_repeats_draws(make: Make) -> None:
+    fed = make(pair("CL-1", "bg-email"))
+    game = "CL-1/1"
+    play(fed, game, SHUFFLE, day(2026, 1, 2, tz=UTC))
+
+    # the position after 4... Ng8 occurs for the third time: the move is played, the
+    # game drawn
+    send(fed, "bella", "4... Nf6-g8 claim", day(2026, 1, 3, tz=UTC), game)
+
+    for address in (WALTER, BELLA, TD):
+        (over,) = mail(fed, address, "game-over")
+        assert over.message["X-Mailbot-Result"] == "1/2-1/2"
+        text = text_of(over)
+        assert "draw by threefold repetition, claimed by Black with 4... Ng8" in text
+        assert '[PlyCount "8"]' in text
+        assert "4. Nf3-g1 Nf6-g8;" in text  # the claimed move's art. 8 line
+
+
+def test_art_2_fide_9_5_a_refused_claim_still_plays_its_move(make: Make) -> None:
+    fed = make(pair("CL-2", "bg-email"))
+    game = "CL-2/1"
+    play(fed, game, SHUFFLE, day(2026, 1, 2, tz=UTC))
+
+    # 4... Ne4 repeats nothing: the claim is refused, the move stands (FIDE 9.5.2)
+    send(fed, "bella", "4... Nf6-e4 claim", day(2026, 1, 3, tz=UTC), game)
+
+    to_white = fed.last(WALTER)
+    assert to_white.message["X-Mailbot-Event"] == "move"
+    assert to_white.message["X-Mailbot-Move"] == "f6e4"
+    assert "your opponent Bella Black has played 4... Nf6-e4." in text_of(to_white)
+    refused = [m for m in fed.received(BELLA) if "no draw" in text_of(m)]
+    assert len(refused) == 1
+    assert not mail(fed, WALTER, "game-over")
