@@ -471,10 +471,22 @@ def control_state(
         limit = control[1]
         if used > limit or move_number in awarded:
             oversteps.append(Overstep(move_number, used, limit, awarded=used <= limit))
-            if 0 < profile.oversteps_to_lose <= len(oversteps):
-                lost, losing_control = True, control
-            else:
-                count_start, used = move_number + 1, 0
+            # 003 part 1 art. 7e: the days of this move after the overstep was found
+            # (the day the limit was passed) belong to the new count
+            carry = 0
+            if profile.count_runs_from_overstep and used > limit:
+                carry = min(days_by_move[move_number], used - limit - 1)
+            while not lost:
+                if 0 < profile.oversteps_to_lose <= len(oversteps):
+                    lost, losing_control = True, control
+                    break
+                count_start, used = move_number + 1, carry
+                control = _control(profile, count_start, count_start)
+                if used <= control[1]:
+                    break
+                # silent past the new count's first control too: a second overstep
+                oversteps.append(Overstep(move_number, used, control[1]))
+                carry = used - control[1] - 1
     next_control, limit = losing_control if lost else _control(profile, count_start, upcoming)
     return ControlState(
         move_number=upcoming,
@@ -516,6 +528,45 @@ def overstep_at(
     if state.lost or state.count_start > state.move_number:
         return None
     return days_reached_at(profile, received, state.days_left + 1, leave, tz)
+
+
+def overstep_times(
+    profile: Profile,
+    moves: Sequence[MoveTime],
+    received: datetime,
+    penalties: Sequence[Penalty] = (),
+    leave: Iterable[Leave] = (),
+    tz: tzinfo | None = None,
+    awarded: Collection[int] = (),
+) -> list[datetime]:
+    """The instants at which a silent player oversteps on the move being thought about.
+
+    The first overstep; and where the new count runs from it (postal play,
+    003 part 1 art. 7e: a player who knows of his overstep cannot drag the
+    game out to avoid a second), the second, one control's days later.
+
+    003 part 1 art. 6b under iccf-postal (30 days per 10 moves, the day of
+    receipt counted): 24 days used by move 8; the move received on 1 March
+    oversteps once its 7th day (7 March) is over, and the silent player
+    oversteps again 31 days later, which loses:
+
+    >>> from mailbot.profile import profile
+    >>> history = [MoveTime(n, 3) for n in range(1, 9)]
+    >>> moment = datetime(2026, 3, 1, 10, tzinfo=ZoneInfo("UTC"))
+    >>> [t.date().isoformat() for t in overstep_times(profile("iccf-postal"), history, moment)]
+    ['2026-03-08', '2026-04-08']
+    """
+    _require_aware("received", received)
+    state = control_state(profile, moves, penalties, running_days=0, awarded=awarded)
+    if state.count_start > state.move_number and not profile.count_runs_from_overstep:
+        return []  # penalty days alone overstepped on this move; the days run in no count
+    found: list[datetime] = []
+    running = 0
+    while not state.lost and len(found) <= profile.oversteps_to_lose:
+        running += state.days_left + 1
+        found.append(days_reached_at(profile, received, running, leave, tz))
+        state = control_state(profile, moves, penalties, running_days=running, awarded=awarded)
+    return found
 
 
 # -- totals and conditional moves (art. 8, 10, 32; 003 part 1 art. 6g) -----

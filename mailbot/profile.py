@@ -92,6 +92,24 @@ class Profile:
     #: ICCF: the 50-move rule yields to a tablebase win (003 part 1 art. 1a, 11b).
     tablebase_rule: bool
     timezone: str
+    #: 003 part 1 art. 7e: the new count starts the moment the first overstep is
+    #: found, so a player silent past it oversteps again. Art. 30, 33 (False):
+    #: the new count starts at zero with the next move.
+    count_runs_from_overstep: bool = False
+    #: Art. 7 З note (postal letters): after a first overstep the totals of the
+    #: move line count from the new count; otherwise the whole game's.
+    totals_from_new_count: bool = False
+    #: 003 part 1 art. 4a: a numeric form beside the move that names another move
+    #: makes it unclear. Art. 7 note 3 (False): the numeric form decides nothing,
+    #: the algebraic form is judged alone.
+    numeric_form_decides: bool = True
+    #: Art. 45: leave stops play in all the player's games, the opponent's clock
+    #: too. 003 part 1 art. 8a (False): the opponent's clock runs on their move.
+    leave_stops_opponent: bool = False
+    #: Art. 17: at this many rejected moves of one player in one game, and at each
+    #: further one, the director is told (a systematic violation may lose the
+    #: game); 0: never.
+    rejections_to_director: int = 3
 
     def with_overrides(self, overrides: Mapping[str, Any], path: str = "rules") -> Profile:
         """Return a copy with ``overrides`` applied; unknown keys and wrong types raise.
@@ -165,6 +183,8 @@ _BG_EMAIL = Profile(
     withdrawal=WithdrawalPolicy.LOSE_ALL,
     tablebase_rule=False,
     timezone="Europe/Sofia",
+    numeric_form_decides=False,
+    leave_stops_opponent=True,
 )
 
 PROFILES: dict[str, Profile] = {
@@ -179,6 +199,7 @@ PROFILES: dict[str, Profile] = {
         silence_requires_repeat=False,
         silence_report_days=120,
         notice_after_days=28,
+        totals_from_new_count=True,
     ),
     "iccf-postal": dataclasses.replace(
         _BG_EMAIL,
@@ -196,6 +217,9 @@ PROFILES: dict[str, Profile] = {
         withdrawal=WithdrawalPolicy.ICCF,
         tablebase_rule=True,
         timezone="UTC",
+        count_runs_from_overstep=True,
+        numeric_form_decides=True,
+        leave_stops_opponent=False,
     ),
     "iccf-server": dataclasses.replace(
         _BG_EMAIL,
@@ -212,6 +236,8 @@ PROFILES: dict[str, Profile] = {
         withdrawal=WithdrawalPolicy.ICCF,
         tablebase_rule=True,
         timezone="UTC",
+        numeric_form_decides=True,
+        leave_stops_opponent=False,
     ),
 }
 

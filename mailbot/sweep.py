@@ -242,7 +242,7 @@ def _clock_deadlines(g: Game) -> list[datetime.datetime]:
     w = waiting(g)
     thinking, penalties, awarded = _thinking(g, w.color)
     found = [
-        clock.overstep_at(w.profile, thinking, w.since, penalties, w.leaves, w.tz, awarded),
+        *clock.overstep_times(w.profile, thinking, w.since, penalties, w.leaves, w.tz, awarded),
         clock.silence_due(w.profile, w.since, w.leaves, w.tz),
         clock.silence_report_due(w.profile, w.since, w.leaves, w.tz),
     ]
@@ -374,12 +374,7 @@ def _sweep_game(work: Work, g: Game) -> list[str]:
     state = control_of(g, color)
     number = len(thinking) + 1
     at = clock.overstep_at(p, thinking, since, penalties, leaves, tz, awarded)
-    if at is not None and fell_due(at) and not state.lost:
-        running = clock.move_days(p, since, at, leaves, tz)
-        if record_notice(session, g, silent, "overstep", f"move-{number}", at, now):
-            reached = clock.control_state(p, thinking, penalties, running, awarded)
-            add("overstep", overstep(session, g, silent, at, now, reached))
-    elif at is None:
+    if at is None:
         # penalty days alone put the move being thought about over the limit
         reached = clock.control_state(p, thinking, penalties, 0, awarded)
         last = reached.oversteps[-1] if reached.oversteps else None
@@ -391,6 +386,18 @@ def _sweep_game(work: Work, g: Game) -> list[str]:
                 session, g, silent, "overstep", f"move-{number}", when, now
             ):
                 add("overstep", overstep(session, g, silent, when, now, reached))
+
+    # 003 p1 7e: a player silent past a first overstep oversteps again (postal play)
+    for due in clock.overstep_times(p, thinking, since, penalties, leaves, tz, awarded):
+        if not fell_due(due) or state.lost:
+            break
+        running = clock.move_days(p, since, due, leaves, tz)
+        reached = clock.control_state(p, thinking, penalties, running, awarded)
+        key = overstep_key(number, reached)
+        if record_notice(session, g, silent, "overstep", key, due, now):
+            add("overstep", overstep(session, g, silent, due, now, reached))
+        if reached.lost:
+            break
 
     # art. 31: silence without a delay notice
     protected = any(
@@ -619,6 +626,13 @@ def _director_digest(work: Work, t: Tournament) -> list[str]:
     return [kind]
 
 
+def overstep_key(number: int, state: clock.ControlState) -> str:
+    """The notice key of the last overstep in ``state``, at the player's move ``number``:
+    ``move-9``, and ``move-9/2`` for a second overstep on the same move (003 p1 7e)."""
+    on_move = sum(1 for o in state.oversteps if o.move_number == number)
+    return f"move-{number}" if on_move <= 1 else f"move-{number}/{on_move}"
+
+
 def overstep_on_move(
     session: Session, g: Game, mover: Player, sent: datetime.datetime, now: datetime.datetime
 ) -> list[ev.Event]:
@@ -635,6 +649,6 @@ def overstep_on_move(
     own = sum(1 for m in g.moves if m.ply % 2 == (1 if color == chess.WHITE else 0))
     if last.move_number != own or last.awarded:
         return []
-    if not record_notice(session, g, mover, "overstep", f"move-{own}", sent, now):
+    if not record_notice(session, g, mover, "overstep", overstep_key(own, state), sent, now):
         return []
     return overstep(session, g, mover, sent, now, state)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 
 from harness import Federation, text_of
-from test_director_scenarios import TD, Make, day, mail, make, send, start_list
+from test_director_scenarios import TD, Make, day, mail, make, run_sweep, send, start_list
 
 __all__ = ["make"]  # the fixture, shared with the director's scenarios
 
@@ -20,14 +20,16 @@ UTC = datetime.UTC
 
 def pair(index: str, profile: str, extra: str = "") -> str:
     """A start list of one game, Walter White against Bella Black."""
-    return start_list(index, profile, "2026-01-01", "2027-12-31",
-                      [("walter", "Walter White"), ("bella", "Bella Black")], extra=extra)  # fmt: skip
+    players = [("walter", "Walter White"), ("bella", "Bella Black")]
+    return start_list(index, profile, "2026-01-01", "2027-12-31", players, extra=extra)
 
 
 WALTER, BELLA = "walter@example.org", "bella@example.org"
 
 
-def play(fed: Federation, game: str, moves: list[tuple[str, str]], first: datetime.datetime) -> None:
+def play(
+    fed: Federation, game: str, moves: list[tuple[str, str]], first: datetime.datetime
+) -> None:
     """``moves`` (who, text) one after the other, an hour apart from ``first``."""
     for i, (who, text) in enumerate(moves):
         send(fed, who, text, first + datetime.timedelta(hours=i), game)
@@ -108,3 +110,32 @@ def test_art_2_fide_9_5_a_refused_claim_still_plays_its_move(make: Make) -> None
     refused = [m for m in fed.received(BELLA) if "no draw" in text_of(m)]
     assert len(refused) == 1
     assert not mail(fed, WALTER, "game-over")
+
+
+# ---------------------------------------------------------------------------
+# 003 part 1 art. 7e, art. 28: stalling after a first overstep is a second one
+
+
+def test_003_p1_7e_a_player_silent_after_the_first_overstep_oversteps_again(
+    make: Make,
+) -> None:
+    fed = make(pair("ST-1", "iccf-postal"))
+    game = "ST-1/1"
+    send(fed, "walter", "1. e2-e4", day(2026, 1, 2, tz=UTC), game)
+    # Black received 1. e4 on 2 January and stays silent: the receipt day counts,
+    # 30 days run out with 31 January, the first overstep is on 1 February
+    run_sweep(fed, day(2026, 2, 2, 0, tz=UTC))
+    (first,) = mail(fed, TD, "overstep")
+    assert first.message["Subject"].endswith(": First time overstep by Bella Black")
+    assert "31 days where 30 were allowed by move 10" in text_of(first)
+    assert not mail(fed, TD, "game-over")
+    # the new count runs from there (30 days by move 10): still silent 31 days later,
+    # Black oversteps a second time, which loses
+    run_sweep(fed, day(2026, 3, 4, 12, tz=UTC))
+    assert len(mail(fed, TD, "overstep")) == 1
+    run_sweep(fed, day(2026, 3, 5, 12, tz=UTC))
+    second = mail(fed, TD, "overstep")[1]
+    assert second.message["Subject"].endswith(": Time overstep by Bella Black")
+    text = text_of(second)
+    assert "31 days where 30 were allowed by move 11: a time overstep on 5.3.2026" in text
+    assert 'Answer this message with "confirm" to record the loss' in text

@@ -359,12 +359,25 @@ def test_penalty_counts_toward_the_control() -> None:
 
 
 def test_penalty_belongs_to_the_count_it_was_imposed_in() -> None:
-    moves = history(3, 3, 3, 3, 3, 3, 3, 3, 7, 3)  # overstep on 9, 3 days on move 10
-    old = control_state(BG_POST, moves, [Penalty(5, 4)])
-    assert (old.used_days, old.total_days) == (3, 39)
-    assert old.oversteps == (Overstep(9, 36, 30),)
-    new = control_state(BG_POST, moves, [Penalty(5, 10)])
+    # 24 + 5 + 2 = 31 days at move 9: an overstep on the move's last day; 3 days on move 10
+    old = control_state(BG_POST, history(3, 3, 3, 3, 3, 3, 3, 3, 2, 3), [Penalty(5, 4)])
+    assert (old.used_days, old.total_days) == (3, 34)
+    assert old.oversteps == (Overstep(9, 31, 30),)
+    # 24 + 7 = 31 days at move 9; the penalty on move 10 goes to the new count
+    new = control_state(BG_POST, history(3, 3, 3, 3, 3, 3, 3, 3, 7, 3), [Penalty(5, 10)])
     assert (new.used_days, new.total_days) == (8, 39)
+
+
+def test_003_p1_7e_the_days_after_the_first_overstep_belong_to_the_new_count() -> None:
+    # 24 days by move 8, 40 on move 9: the limit passed on its 7th day, 33 days after it
+    state = control_state(ICCF_POSTAL, history(*[3] * 8, 40))
+    assert state.oversteps == (Overstep(9, 64, 30), Overstep(9, 33, 30))
+    assert state.lost
+    state = control_state(ICCF_POSTAL, history(*[3] * 8, 37))  # 30 days after it
+    assert state.oversteps == (Overstep(9, 61, 30),)
+    assert (state.count_start, state.used_days, state.next_control_move) == (10, 30, 19)
+    # bg-email loses at the first overstep; nothing carries
+    assert control_state(BG_EMAIL, history(*[5] * 9, 40)).oversteps == (Overstep(10, 85, 50),)
 
 
 def test_penalty_on_the_next_move_before_it_is_made() -> None:
