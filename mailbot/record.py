@@ -189,12 +189,7 @@ def move_line(
         default=charged.ply,
     )
     prev = moves[first_of_message - 2] if first_of_message >= 2 else None
-    sums = Totals(
-        sum(m.days for m in moves if m.ply % 2 == 1)
-        + sum(p.days for p in g.penalties if p.color == "white" and p.ply_at < upto_ply),
-        sum(m.days for m in moves if m.ply % 2 == 0)
-        + sum(p.days for p in g.penalties if p.color == "black" and p.ply_at < upto_ply),
-    )
+    sums = Totals(_line_total(g, chess.WHITE, upto_ply), _line_total(g, chess.BLACK, upto_ply))
     return MoveLine(
         moves=write_pair_from(g, first, style, upto=upto_ply),
         prev_sent=local_date(prev.forwarded_at, tz) if prev and prev.forwarded_at else None,
@@ -204,6 +199,30 @@ def move_line(
         white_total=sums.white,
         black_total=sums.black,
     )
+
+
+def _line_total(g: Game, color: chess.Color, upto_ply: int) -> int:
+    """One player's total on the art. 8 line of the move at ``upto_ply``.
+
+    The days of the moves up to it and the penalties imposed before it; after
+    a first overstep, where the profile says so (art. 7 З note, postal
+    letters), only those of the new count.
+    """
+    parity, name = (1 if color == chess.WHITE else 0), color_name(color)
+    moves = [m for m in g.moves[:upto_ply] if m.ply % 2 == parity]
+    penalties = [p for p in g.penalties if p.color == name and p.ply_at < upto_ply]
+    whole = sum(m.days for m in moves) + sum(p.days for p in penalties)
+    p = profile_of(g.tournament)
+    if not p.totals_from_new_count:
+        return whole
+    upcoming = len(moves) + 1
+    state = clock.control_state(
+        p,
+        [clock.MoveTime((m.ply + 1) // 2, m.days) for m in moves],
+        [clock.Penalty(x.days, min(x.ply_at // 2 + 1, upcoming)) for x in penalties],
+        awarded=[n for n in awarded_oversteps(g, color) if n <= upcoming],
+    )
+    return state.used_days if state.oversteps else whole
 
 
 def history(g: Game, color: chess.Color) -> tuple[list[clock.MoveTime], list[clock.Penalty]]:

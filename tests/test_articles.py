@@ -11,7 +11,18 @@ from __future__ import annotations
 import datetime
 
 from harness import Federation, text_of
-from test_director_scenarios import TD, Make, day, mail, make, run_sweep, send, start_list
+from test_director_scenarios import (
+    OPENING,
+    TD,
+    Make,
+    day,
+    eight_moves_of_three_days,
+    mail,
+    make,
+    run_sweep,
+    send,
+    start_list,
+)
 
 __all__ = ["make"]  # the fixture, shared with the director's scenarios
 
@@ -139,3 +150,26 @@ def test_003_p1_7e_a_player_silent_after_the_first_overstep_oversteps_again(
     text = text_of(second)
     assert "31 days where 30 were allowed by move 11: a time overstep on 5.3.2026" in text
     assert 'Answer this message with "confirm" to record the loss' in text
+
+
+# ---------------------------------------------------------------------------
+# Art. 7 З note: after a first overstep the line's totals count from the new count
+
+
+def test_art_7_z_after_a_first_overstep_the_line_totals_count_from_the_new_count(
+    make: Make,
+) -> None:
+    fed = make(pair("TZ-1", "bg-post"))
+    game = "TZ-1/1"
+    eight_moves_of_three_days(fed, game)  # 24 days for White, Black's 8th on 1 February
+    # move 9 on 9 February: 7 days (2-8 February), 31 in all: the first overstep at move 9,
+    # the new count begins with move 10
+    send(fed, "walter", OPENING[8][0], day(2026, 2, 9), game)
+    to_black = fed.last(BELLA)
+    assert to_black.message["X-Mailbot-Time"] == "white=31; black=0"  # the whole game
+    assert "= 7 days; total time: White 0 days, Black 0 days" in text_of(to_black)
+    send(fed, "bella", OPENING[8][1], day(2026, 2, 9, 12), game)
+    send(fed, "walter", OPENING[9][0], day(2026, 2, 13), game)  # 3 days: 10-12 February
+    to_black = fed.last(BELLA)
+    assert to_black.message["X-Mailbot-Time"] == "white=34; black=0"
+    assert "= 3 days; total time: White 3 days, Black 0 days" in text_of(to_black)
