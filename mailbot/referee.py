@@ -93,6 +93,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import itertools
+import re
 import types
 from collections.abc import Iterator, Mapping, Sequence
 
@@ -207,12 +209,16 @@ def judge(
     notation: Notation,
     *,
     conditional_allowed: bool = False,
+    numeric_decides: bool = True,
 ) -> Judgement:
     """Judge the move in ``text`` for the side to move in ``board``.
 
     ``board`` is the game's current position with its move stack: the last move
     on the stack is the opponent's last move, which the text may repeat.
     ``notation`` is the game's agreed notation. ``board`` is not changed.
+    Without ``numeric_decides`` (art. 7 note 3), a numeric form in brackets
+    after a move written in letters decides nothing: when the two disagree,
+    the move is judged as written in letters, with a reminder.
 
     >>> board = chess.Board()
     >>> result = judge("10. d2-d4 d7-d5 11. c2-c4", board, Notation.EN, conditional_allowed=True)
@@ -224,7 +230,39 @@ def judge(
         return _judgement(Verdict.NO_MOVE, "no-move", {})
     referee = _Referee(board, notation, conditional_allowed)
     results = [referee.judge(sequence) for sequence in _segmentations(readings)]
-    return _choose(results, readings, board, notation)
+    chosen = _choose(results, readings, board, notation)
+    if numeric_decides or chosen.verdict is Verdict.LEGAL:
+        return chosen
+    bracketed = _bracketed_numeric(text, readings)
+    if not bracketed:
+        return chosen
+    letters = [r for r in readings if r not in bracketed]
+    results = [referee.judge(sequence) for sequence in _segmentations(letters)]
+    again = _choose(results, letters, board, notation)
+    ignored = [
+        _reminder("numeric-ignored", {"numeric": r.move_text, "move": before.move_text})
+        for before, r in itertools.pairwise(readings)
+        if r in bracketed
+    ]
+    return dataclasses.replace(again, reminders=(*again.reminders, *ignored))
+
+
+_BRACKET_BEFORE = re.compile(r"\(\s*(?:\d+\s*\.+\s*)?$")
+
+
+def _bracketed_numeric(text: str, readings: Sequence[Reading]) -> list[Reading]:
+    """The numeric readings written in brackets right after a move in letters
+    (``1. e2-e4 (1. 5254)``).
+
+    >>> text = "1. e2-e4 (1. 5244)"
+    >>> [r.move_text for r in _bracketed_numeric(text, read_moves(text))]
+    ['5244']
+    """
+    return [
+        r
+        for before, r in itertools.pairwise(readings)
+        if r.numeric and not before.numeric and _BRACKET_BEFORE.search(text[: r.span[0]])
+    ]
 
 
 # --- Texts ----------------------------------------------------------------------------------
@@ -311,6 +349,8 @@ _REMINDERS: dict[str, dict[str, str]] = {
         "only {move} was played",
         "conditional-lapsed": "the conditional line ends before {move}, "
         "which is not a legal move there",
+        "numeric-ignored": "the numeric form {numeric} decides nothing (art. 7 note 3): "
+        "the move was judged as written in letters, {move}",
     },
     "bg": {
         "incomplete-notation": "{move} е непълна нотация; моля, пишете пълния ход: {full}",
@@ -322,6 +362,8 @@ _REMINDERS: dict[str, dict[str, str]] = {
         "conditional-not-allowed": "в този турнир условни ходове не се допускат; "
         "изигран е само {move}",
         "conditional-lapsed": "условният вариант спира преди {move}, който там не е възможен ход",
+        "numeric-ignored": "цифровият запис {numeric} не решава нищо (чл. 7, забележка 3): "
+        "ходът е преценен така, както е написан с букви – {move}",
     },
     "ru": {
         "incomplete-notation": "{move} — неполная запись; пожалуйста, пишите ход полностью: {full}",
@@ -333,6 +375,8 @@ _REMINDERS: dict[str, dict[str, str]] = {
         "conditional-not-allowed": "условные ходы в этом турнире не допускаются; "
         "сделан только ход {move}",
         "conditional-lapsed": "условный вариант обрывается перед ходом {move}: там он невозможен",
+        "numeric-ignored": "цифровая запись {numeric} ничего не решает (ст. 7, примечание 3): "
+        "ход оценён так, как он записан буквами, — {move}",
     },
 }
 

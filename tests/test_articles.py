@@ -173,3 +173,26 @@ def test_art_7_z_after_a_first_overstep_the_line_totals_count_from_the_new_count
     to_black = fed.last(BELLA)
     assert to_black.message["X-Mailbot-Time"] == "white=34; black=0"
     assert "= 3 days; total time: White 3 days, Black 0 days" in text_of(to_black)
+
+
+# ---------------------------------------------------------------------------
+# Art. 7 note 3: in bg play the numeric form beside a move decides nothing
+
+
+def test_art_7_note_3_the_numeric_form_decides_nothing_in_bg_play(make: Make) -> None:
+    fed = make(pair("NF-1", "bg-email").replace("language: en", "language: bg"))
+    game = "NF-1/1"
+    # 5244 is d2-d4: the two forms disagree; the move in letters is played
+    send(fed, "walter", "1. e2-e4 (1. 5244)", day(2026, 1, 2), game)
+    accepted = fed.last(WALTER)
+    assert accepted.message["X-Mailbot-Event"] == "move-accepted"
+    assert accepted.message["X-Mailbot-Move"] == "e2e4"
+    assert accepted.message["X-Mailbot-Penalty"] is None
+    assert "цифровият запис 5244 не решава нищо (чл. 7, забележка 3)" in text_of(accepted)
+    assert fed.last(BELLA).message["X-Mailbot-Move"] == "e2e4"
+    # the seed's example: a move impossible in letters stays impossible (+5 days, art. 17),
+    # whatever its correct numeric form says
+    send(fed, "bella", "1... e7-e4 (1... 5755)", day(2026, 1, 3), game)
+    rejected = fed.last(BELLA)
+    assert rejected.message["X-Mailbot-Event"] == "move-rejected"
+    assert rejected.message["X-Mailbot-Penalty"] == "black=5"

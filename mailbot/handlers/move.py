@@ -44,13 +44,18 @@ MOVE_TEXT = 20_000
 def judge(ctx: Context, g: Game, mover: Player, board: chess.Board) -> referee.Judgement:
     """The referee's verdict on the message's move (the body, else the subject)."""
     allowed = g.tournament.conditional_moves
-    judgement = referee.judge(
-        ctx.letter.body[:MOVE_TEXT], board, notation_for(mover), conditional_allowed=allowed
-    )
+    numeric = profile_of(g.tournament).numeric_form_decides
+
+    def judged(text: str) -> referee.Judgement:
+        return referee.judge(
+            text, board, notation_for(mover), conditional_allowed=allowed, numeric_decides=numeric
+        )
+
+    judgement = judged(ctx.letter.body[:MOVE_TEXT])
     written = subject_move(ctx.letter, g)
     if judgement.verdict is referee.Verdict.NO_MOVE and written:
         # a move written only in the subject ("Re: [X/3] 12. Кg1-f3"), the body empty
-        judgement = referee.judge(written, board, notation_for(mover), conditional_allowed=allowed)
+        judgement = judged(written)
     return judgement
 
 
