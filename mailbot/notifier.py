@@ -823,7 +823,8 @@ class Notifier:
                 template="leave",
                 language=language,
                 context={"kind": who, "recipient": name, "player": player.name,
-                         "player_gender": player.gender, "start": e.start, "end": e.end},
+                         "player_gender": player.gender, "start": e.start, "end": e.end,
+                         "stops_all": profile_of(t).leave_stops_opponent},
                 to=[address],
                 event="leave",
             )  # fmt: skip

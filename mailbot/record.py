@@ -130,6 +130,22 @@ def player_leaves(player: Player, g: Game) -> tuple[LeavePeriod, ...]:
     return tuple(out)
 
 
+def clock_leaves(player: Player, g: Game) -> tuple[LeavePeriod, ...]:
+    """The leave that stops ``player``'s clock in ``g``: their own, and where play
+    stops in all of a player's games (art. 45), the opponent's as well.
+
+    003 part 1 art. 8a reads the other way: during the opponent's leave your
+    clock runs when it is your move (``leave_stops_opponent`` false).
+    """
+    own = player_leaves(player, g)
+    if not profile_of(g.tournament).leave_stops_opponent:
+        return own
+    opponent = g.black if player.id == g.white_id else g.white
+    if opponent is None or opponent.id == player.id:
+        return own
+    return own + player_leaves(opponent, g)
+
+
 def notation_for(player: Player) -> Notation:
     return Notation(player.notation or player.tournament.notation)
 
@@ -269,7 +285,7 @@ def days_for(
     g: Game, p: Profile, tz: zoneinfo.ZoneInfo, mover: Player, sent: datetime.datetime
 ) -> tuple[int, datetime.date]:
     """Days charged to a move arriving at ``sent``, and its counted receipt date."""
-    leaves = player_leaves(mover, g)
+    leaves = clock_leaves(mover, g)
     if not g.moves:
         start = g.tournament.start
         return clock.first_move_days(p, start, sent, leaves, tz), start
@@ -387,7 +403,7 @@ def waiting(g: Game) -> Waiting:
         player,
         color_of(g, player),
         silent_since(g),
-        player_leaves(player, g),
+        clock_leaves(player, g),
         profile_of(t),
         ZoneInfo(t.timezone),
     )

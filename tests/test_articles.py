@@ -196,3 +196,27 @@ def test_art_7_note_3_the_numeric_form_decides_nothing_in_bg_play(make: Make) ->
     rejected = fed.last(BELLA)
     assert rejected.message["X-Mailbot-Event"] == "move-rejected"
     assert rejected.message["X-Mailbot-Penalty"] == "black=5"
+
+
+# ---------------------------------------------------------------------------
+# Art. 45: in bg play leave stops play in all the player's games, the opponent's clock too
+
+
+def test_art_45_leave_stops_the_opponents_clock_in_bg_play(make: Make) -> None:
+    players = [("walter", "Walter White"), ("bella", "Bella Black")]
+    fed = make(start_list("LV-1", "bg-email", "2026-05-15", "2027-12-31", players))
+    game = "LV-1/1"
+    send(fed, "walter", "1. e2-e4", day(2026, 5, 16), game)
+    # Bella answers on 20 May and takes her leave for June (art. 44: before it starts)
+    send(fed, "bella", "1... e7-e5", day(2026, 5, 20), game)
+    send(fed, "bella", "leave 1.6.2026 30.6.2026", day(2026, 5, 20, 12), game)
+    (notice,) = mail(fed, WALTER, "leave")
+    assert "Play stops in all Bella Black's games for those days (art. 45)" in text_of(notice)
+    assert "your clock in this game stops too" in text_of(notice)
+    # the art. 45 comment's dates, seen from the opponent: received 20 May, answered
+    # 5 July: 21-31 May and 1-4 July, 15 days (003 p1 8a would count June too: 45)
+    send(fed, "walter", "2. Ng1-f3", day(2026, 7, 5), game)
+    to_black = fed.last(BELLA)
+    assert to_black.message["X-Mailbot-Event"] == "move"
+    assert "20.5. – 21.5. – 5.7. = 15 days" in text_of(to_black)
+    assert to_black.message["X-Mailbot-Time"] == "white=16; black=3"
