@@ -57,6 +57,7 @@ __all__ = [
     "PlayerChanged",
     "PlayerReplaced",
     "Quarantined",
+    "RejectionsRepeated",
     "Repeated",
     "StrangerWrote",
     "TournamentStarted",
@@ -107,6 +108,18 @@ class IncompleteRepeated(Event):
     game: int
     player: int
     count: int
+
+
+@dataclasses.dataclass(frozen=True)
+class RejectionsRepeated(Event):
+    """Art. 17: a player's ``count``-th impossible, incorrect or unclear move in one game
+    (``days`` penalty days in all); the TD hears of it, as a systematic violation may
+    lose the game."""
+
+    game: int
+    player: int
+    count: int
+    days: int
 
 
 @dataclasses.dataclass(frozen=True)

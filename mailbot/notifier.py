@@ -130,6 +130,7 @@ class Notifier:
             ev.MovePlayed: self._move_played,
             ev.MoveRejected: self._move_rejected,
             ev.IncompleteRepeated: self._incomplete,
+            ev.RejectionsRepeated: self._rejections,
             ev.DrawOffered: self._draw_offered,
             ev.DrawDeclined: self._draw_declined,
             ev.GameEnded: self._game_ended,
@@ -526,6 +527,18 @@ class Notifier:
         g = self._game(e.game)
         details = {"player": self._player(e.player).name, "count": e.count}
         self._director_notice(g, "incomplete-reported", details)
+
+    def _rejections(self, e: ev.RejectionsRepeated) -> None:
+        g = self._game(e.game)
+        player = self._player(e.player)
+        details = {
+            "player": player.name,
+            "player_gender": player.gender,
+            "color": color_name(color_of(g, player)),
+            "count": e.count,
+            "days": e.days,
+        }
+        self._director_notice(g, "rejections-reported", details)
 
     def _draw_offered(self, e: ev.DrawOffered) -> None:
         g = self._game(e.game)

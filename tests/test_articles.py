@@ -220,3 +220,33 @@ def test_art_45_leave_stops_the_opponents_clock_in_bg_play(make: Make) -> None:
     assert to_black.message["X-Mailbot-Event"] == "move"
     assert "20.5. – 21.5. – 5.7. = 15 days" in text_of(to_black)
     assert to_black.message["X-Mailbot-Time"] == "white=16; black=3"
+
+
+# ---------------------------------------------------------------------------
+# Art. 17: repeated impossible, incorrect or unclear moves reach the director
+
+
+def test_art_17_systematic_violations_are_reported_to_the_director(make: Make) -> None:
+    fed = make(pair("SV-1", "bg-email"))
+    game = "SV-1/1"
+    for n, text in enumerate(["1. e2-e5", "1. Ng1-e2", "1. Bf1-c4"]):
+        send(fed, "walter", text, day(2026, 1, 2 + n), game)
+        rejected = fed.last(WALTER)
+        assert rejected.message["X-Mailbot-Event"] == "move-rejected"
+        assert rejected.message["X-Mailbot-Penalty"] == "white=5"
+        reports = [m for m in mail(fed, TD, "notice") if "art. 17" in text_of(m)]
+        assert len(reports) == (1 if n == 2 else 0)
+    (report,) = reports
+    assert report.message["Subject"].endswith(": Repeated impossible, incorrect or unclear moves")
+    text = text_of(report)
+    assert "Walter White has now sent 3 impossible, incorrect or unclear moves" in text
+    assert "15 days of penalty in all (art. 17)" in text
+    assert '"forfeit SV-1/1 white"' in text
+    # the director decides so: the game is lost
+    fed.write(TD, "forfeit SV-1/1 white", day(2026, 1, 6), reply_to=report)
+    fed.poll(day(2026, 1, 6, 10))
+    challenge = fed.last(TD)
+    fed.write(TD, "Confirm.", day(2026, 1, 6, 11), reply_to=challenge)
+    fed.poll(day(2026, 1, 6, 12))
+    (over,) = mail(fed, WALTER, "game-over")
+    assert over.message["X-Mailbot-Result"] == "0-1"

@@ -130,6 +130,13 @@ def reject(ctx: Context, judgement: referee.Judgement) -> None:
     ctx.refuse(
         f"{verdict}: {judgement.reason}", ev.MoveRejected(g.id, mover.id, judgement, penalty)
     )
+    # art. 17: a systematic violation may lose the game; the director hears of it
+    rejected = [
+        x for x in g.penalties if x.color == color_name(color) and x.decided_by == "referee"
+    ]
+    if penalty and 0 < p.rejections_to_director <= len(rejected):
+        days = sum(x.days for x in rejected)
+        ctx.tell(ev.RejectionsRepeated(g.id, mover.id, len(rejected), days))
 
 
 def play(ctx: Context, judgement: referee.Judgement, claimed: game.GameEnd | None = None) -> None:
