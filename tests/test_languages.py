@@ -97,6 +97,7 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
         (ev.MovePlayed(g1, ann, 1, draw_offered=True), True),
         (ev.MoveRejected(g1, bob, board_move, 5), True),
         (ev.IncompleteRepeated(g1, ann, 2), False),
+        (ev.RejectionsRepeated(g1, ann, 3, 15), False),
         (ev.DrawOffered(g1, ann), True),
         (ev.DrawDeclined(g1, bob), True),
         (ev.Repeated(g1, bob, due), False),
