@@ -634,6 +634,8 @@ def withdraw(desk: Office, player: Player, *, valid: bool) -> Phrase:
         done.append(Phrase(f"order.withdrawal.{decision.outcome.value}", {"game": decision.game}))
     outcomes = done or [Phrase("order.withdrawal.none")]
     kind = "valid" if valid else "invalid"
+    if not any(entry.own_moves for entry in entries):
+        kind = "excluded"  # art. 47 A: no line in the crosstable (report.crosstable_of)
     return Phrase(f"order.withdrawn.{kind}", {"player": player.name, "games": outcomes})
 
 

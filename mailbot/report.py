@@ -380,9 +380,25 @@ def crosstable_of(t: Tournament) -> Crosstable:
     finished games count for the line of the newcomer who took their place.
     """
     seat = seats(t)
-    games = [(seat[g.white_id], seat[g.black_id], g.result) for g in t.games]
-    players = [(p.key, p.name) for p in t.players if p.replaced_by_id is None]
+    out = excluded(t)
+    games = [
+        (seat[g.white_id], seat[g.black_id], g.result)
+        for g in t.games
+        if not {g.white_id, g.black_id} & out
+    ]
+    players = [(p.key, p.name) for p in t.players if p.replaced_by_id is None and p.id not in out]
     return crosstable(players, games)
+
+
+def excluded(t: Tournament) -> set[int]:
+    """The players removed from the tournament: withdrawn without having sent a move
+    (art. 47 A; their games are annulled, 003 part 1 art. 9)."""
+    moved: set[int] = set()
+    for g in t.games:
+        for m in g.moves:
+            if not m.automatic:
+                moved.add(g.white_id if m.ply % 2 == 1 else g.black_id)
+    return {p.id for p in t.players if p.withdrawn_at is not None and p.id not in moved}
 
 
 @dataclasses.dataclass(frozen=True)

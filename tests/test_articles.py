@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 
+import pytest
 from harness import Federation, text_of
 from test_director_scenarios import (
     OPENING,
@@ -19,10 +20,13 @@ from test_director_scenarios import (
     eight_moves_of_three_days,
     mail,
     make,
+    order,
     run_sweep,
     send,
     start_list,
 )
+
+from mailbot.cli import main
 
 __all__ = ["make"]  # the fixture, shared with the director's scenarios
 
@@ -250,3 +254,32 @@ def test_art_17_systematic_violations_are_reported_to_the_director(make: Make) -
     fed.poll(day(2026, 1, 6, 12))
     (over,) = mail(fed, WALTER, "game-over")
     assert over.message["X-Mailbot-Result"] == "0-1"
+
+
+# ---------------------------------------------------------------------------
+# Art. 47 А: a player who withdraws without having sent a move is excluded
+
+
+def test_art_47_a_a_player_who_never_moved_is_removed_from_the_crosstable(
+    make: Make, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fed = make(
+        start_list("EX-1", "bg-email", "2026-03-01", "2027-12-31",
+                   [("anna", "Anna Ash"), ("boris", "Boris Birch"), ("chris", "Chris Cedar")],
+                   "[{white: anna, black: boris}, {white: chris, black: anna},"
+                   " {white: boris, black: chris}]")
+    )  # fmt: skip
+    send(fed, "anna", "1. d2-d4", day(2026, 3, 3), "EX-1/1")
+    send(fed, "boris", "resign", day(2026, 3, 4), "EX-1/1")
+    send(fed, "boris", "1. d2-d4", day(2026, 3, 4), "EX-1/3")
+    answer = order(fed, "withdraw chris", day(2026, 3, 5))
+    assert (
+        "Chris Cedar withdrew without having sent a move and is removed from the tournament "
+        "and its crosstable (art. 47 A): EX-1/2: annulled; EX-1/3: annulled"
+    ) in answer
+    assert fed.config_path is not None
+    capsys.readouterr()
+    assert main(["-c", str(fed.config_path), "standings", "EX-1"]) == 0
+    table = capsys.readouterr().out
+    assert "Anna Ash" in table and "Boris Birch" in table
+    assert "Chris Cedar" not in table
