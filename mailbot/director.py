@@ -540,6 +540,8 @@ def decide(desk: Office, claim: Claim, *, confirm: bool) -> Phrase:
     g = claim.game
     if claim.status != "open":
         raise OrderError("decided", game=tag_of(g))
+    if claim.kind == "complaint":
+        return _complaint(desk, claim, upheld=confirm)
     claim.status = "confirmed" if confirm else "rejected"
     claim.decided_at = desk.now
     claim.decided_by = "td"
@@ -561,6 +563,70 @@ def decide(desk: Office, claim: Claim, *, confirm: bool) -> Phrase:
         return Phrase("order.draw-upheld", {"game": tag_of(g)})
     _inform(desk, g, f"claim-confirmed.{claim.kind}")
     return Phrase(f"order.claim-confirmed.{claim.kind}", {"game": tag_of(g)})
+
+
+def _complaint(desk: Office, claim: Claim, *, upheld: bool) -> Phrase:
+    """A player's complaint about a move: upheld, art. 20; groundless, art. 22."""
+    g = claim.game
+    _open(g)
+    days = profile_of(g.tournament).penalty_days
+    ply, move = int(claim.details["ply"]), str(claim.details.get("move", ""))
+    complainer = str(claim.by_color)
+    details: dict[str, Any] = {"game": tag_of(g), "move": move, "days": days}
+    if upheld and ply > len(g.moves):
+        raise OrderError("complaint-replayed", game=tag_of(g), move=move)
+    claim.status = "confirmed" if upheld else "rejected"
+    claim.decided_at = desk.now
+    claim.decided_by = "td"
+    if not upheld:
+        if days:
+            g.penalties.append(
+                Penalty(color=complainer, days=days, reason="groundless complaint",
+                        ply_at=len(g.moves), created_at=desk.now,
+                        inbound_id=desk.inbound_id, decided_by="td")
+            )  # fmt: skip
+        _inform(desk, g, "complaint-groundless", colour=complainer, **details)
+        return Phrase("order.complaint-groundless", {**details, "colour": complainer})
+    claim.details = {**claim.details, **replay_from(desk, g, ply, days)}
+    colour = "white" if ply % 2 == 1 else "black"
+    _inform(desk, g, "complaint-upheld", colour=colour, **details)
+    return Phrase("order.complaint-upheld", {**details, "colour": colour})
+
+
+def replay_from(desk: Office, g: Game, ply: int, days: int) -> dict[str, Any]:
+    """Art. 20: a move found impossible or incorrect only later.
+
+    The game goes back to the position before the move at ``ply``: that move
+    and every one after it are void, and with them their days and the
+    penalties imposed after it, so the totals are what they were before it;
+    then each player gets ``days`` more. The player who made the move plays it
+    anew, their clock running from now (the decision hands them the position
+    again). Returns what was voided, for the record of the claim.
+    """
+    void = [m for m in g.moves if m.ply >= ply]
+    later = [p for p in g.penalties if p.ply_at >= ply]
+    record = {
+        "voided": [m.uci for m in void],
+        "voided_penalties": [[p.color, p.days, p.reason] for p in later],
+    }
+    for m in void:
+        g.moves.remove(m)
+    for p in later:
+        g.penalties.remove(p)
+    if g.moves:
+        last = g.moves[-1]
+        record["forwarded_before"] = (last.forwarded_at or last.sent_at).isoformat()
+        last.forwarded_at = desk.now
+    g.pending_conditional = g.pending_conditional_by = None
+    g.draw_offer_by = g.draw_offer_ply = None
+    g.last_forwarded_at = desk.now
+    if days:
+        for colour in ("white", "black"):
+            g.penalties.append(
+                Penalty(color=colour, days=days, reason="art. 20", ply_at=ply - 1,
+                        created_at=desk.now, inbound_id=desk.inbound_id, decided_by="td")
+            )  # fmt: skip
+    return record
 
 
 def extend(desk: Office, index: str, day: datetime.date | None) -> Phrase:

@@ -35,6 +35,7 @@ __all__ = [
     "AnswerKind",
     "ClaimAnswered",
     "ClaimOpened",
+    "ComplaintMade",
     "DelayNoted",
     "DigestDue",
     "DirectorDecided",
@@ -167,6 +168,18 @@ class ClaimOpened(Event):
     against: int
     due: datetime.datetime
     details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class ComplaintMade(Event):
+    """Art. 20, 22: a player complains that the opponent's move at ``ply`` was impossible,
+    incorrect or unclear; the director decides (``claim``)."""
+
+    game: int
+    claim: int
+    player: int
+    ply: int
+    move: str
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,6 +31,7 @@ class Word(enum.Enum):
     DECLINE = "decline"
     RESIGN = "resign"
     CLAIM = "claim"
+    COMPLAINT = "complaint"
     LEAVE = "leave"
     DELAY = "delay"
     STATUS = "status"
@@ -67,6 +68,11 @@ VOCABULARY: dict[Word, dict[str, tuple[str, ...]]] = {
         "en": ("claim",),
         "bg": ("претендирам",),
         "ru": ("требую",),
+    },
+    Word.COMPLAINT: {
+        "en": ("complaint", "i complain"),
+        "bg": ("рекламация", "жалба"),
+        "ru": ("рекламация", "жалоба"),
     },
     Word.LEAVE: {
         "en": ("leave",),

@@ -146,6 +146,7 @@ class Notifier:
             ev.LeaveEnded: self._leave_ended,
             ev.ExtraLeave: self._extra_leave,
             ev.DelayNoted: self._delay_noted,
+            ev.ComplaintMade: self._complaint_made,
             ev.DigestDue: self._digest_due,
             ev.DirectorDigest: self._director_digest,
             ev.ClaimAnswered: self._claim_answered,
@@ -861,6 +862,29 @@ class Notifier:
             lambda p: {"kind": "extra", "player": p.name, "days": e.days, "year": e.year,
                        "yours": True},
             [player],
+        )  # fmt: skip
+
+    def _complaint_made(self, e: ev.ComplaintMade) -> None:
+        """Art. 20, 22: the complaint goes to the director; both players hear of it."""
+        g = self._game(e.game)
+        player = self._player(e.player)
+        claim = self.session.get(Claim, e.claim)
+        assert claim is not None
+        days = profile_of(g.tournament).penalty_days
+        said = str(claim.details.get("said", ""))
+        details = {"player": player.name, "move": e.move, "days": days, "said": said}
+        self._director_notice(
+            g,
+            "complaint",
+            details,
+            board=board_of(g, e.ply - 1, stack=False),
+            extra={"X-Mailbot-Claim": str(e.claim)},
+        )
+        self._to_players(
+            g, "notice", "notice",
+            lambda p: {"kind": "complaint-sent", "player": player.name, "move": e.move,
+                       "days": days, "yours": p.id == player.id,
+                       "game": game_summary(g, p)},
         )  # fmt: skip
 
     def _delay_noted(self, e: ev.DelayNoted) -> None:

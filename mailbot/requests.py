@@ -18,7 +18,7 @@ from mailbot import events as ev
 from mailbot import game, leave
 from mailbot.gamemail import end_game, settle_adjudication_claims, withdrawal_adjudication
 from mailbot.phrase import Phrase
-from mailbot.record import board_of, color_of, profile_of
+from mailbot.record import board_of, color_name, color_of, notation_for, profile_of, write_pair
 from mailbot.store import Claim, DelayNotice, Game, Leave, LeaveExtra, Player
 from mailbot.work import Work
 
@@ -177,6 +177,46 @@ def answer_claim(req: Request, g: Game, decision: game.ClaimDecision) -> None:
             )
         )
     req.tell(ev.ClaimAnswered(g.id, req.player.id, decision.status.value, decision.phrase))
+
+
+_NUMBER = re.compile(r"\b(\d{1,3})\b")
+
+
+def complaint(req: Request, g: Game, rest: str, body: str) -> None:
+    """Art. 20, 22: a complaint that an opponent's move was impossible, incorrect or unclear.
+
+    ``rest`` names the opponent's move by its number (``complaint 33``); without
+    a number, the opponent's last move. The complaint goes to the director as a
+    claim: upheld, the game goes back to the position before that move (art. 20,
+    :func:`mailbot.director.replay_from`); rejected, the complaint was groundless
+    and costs the complainer the profile's penalty days (art. 22).
+    """
+    color = color_of(g, req.player)
+    theirs = 0 if color == chess.WHITE else 1  # ply % 2 of the opponent's moves
+    moves = [m for m in g.moves if m.ply % 2 == theirs and not m.automatic]
+    found = _NUMBER.search(rest)
+    if found:
+        number = int(found.group(1))
+        moves = [m for m in moves if (m.ply + 1) // 2 == number]
+    if not moves:
+        reason = (
+            Phrase("complaint.no-move", {"number": found.group(1)})
+            if found
+            else Phrase("complaint.nothing")
+        )
+        req.tell(ev.ClaimAnswered(g.id, req.player.id, "complaint-refused", reason))
+        return
+    move = moves[-1]
+    board = board_of(g, move.ply - 1)
+    written = write_pair(board, [chess.Move.from_uci(move.uci)], notation_for(req.player))
+    g.claims.append(
+        Claim(kind="complaint", by_color=color_name(color), against=color_name(not color),
+              opened_at=req.now, status="open",
+              details={"ply": move.ply, "move": written, "said": body.strip()[:4000]},
+              inbound_id=req.inbound_id)
+    )  # fmt: skip
+    req.session.flush()
+    req.tell(ev.ComplaintMade(g.id, g.claims[-1].id, req.player.id, move.ply, written))
 
 
 def claims_due(g: Game) -> datetime.date:

@@ -12,6 +12,7 @@ import datetime
 
 import pytest
 from harness import Federation, text_of
+from mailservers import Received
 from test_director_scenarios import (
     OPENING,
     TD,
@@ -283,3 +284,75 @@ def test_art_47_a_a_player_who_never_moved_is_removed_from_the_crosstable(
     table = capsys.readouterr().out
     assert "Anna Ash" in table and "Boris Birch" in table
     assert "Chris Cedar" not in table
+
+
+# ---------------------------------------------------------------------------
+# Art. 20 and 22: a complaint about a move, upheld or groundless
+
+RUY = [("walter", "1. e2-e4"), ("bella", "1... e7-e5"), ("walter", "2. Ng1-f3"),
+       ("bella", "2... Nb8-c6"), ("walter", "3. Bf1-b5")]  # fmt: skip
+
+
+def complain(fed: Federation, who: str, text: str, when: datetime.datetime) -> Received:
+    """``who`` complains about a move; returns the director's notice of it."""
+    send(fed, who, text, when, "CP-1/1")
+    notice = fed.last(TD)
+    assert notice.message["X-Mailbot-Claim"], notice.message["Subject"]
+    return notice
+
+
+def test_art_20_an_upheld_complaint_sends_the_game_back_before_the_move(make: Make) -> None:
+    fed = make(pair("CP-1", "bg-email"))
+    game = "CP-1/1"
+    play(fed, game, RUY, day(2026, 1, 2))
+    send(fed, "bella", "3... a7-a6", day(2026, 1, 8), game)  # 5 days (3-7 January)
+    send(fed, "walter", "4. Bb5-a4", day(2026, 1, 10), game)  # 1 day (9 January)
+    send(fed, "bella", "4... Ng8-f6", day(2026, 1, 11), game)
+    assert fed.last(WALTER).message["X-Mailbot-Time"] == "white=2; black=5"
+
+    notice = complain(fed, "walter", "complaint 3\n\nBlack's third move was not a6.",
+                      day(2026, 1, 12))  # fmt: skip
+    assert notice.message["Subject"].endswith(": Complaint about a move for your decision")
+    text = text_of(notice)
+    assert "Walter White complains in game CP-1/1 that the opponent's move 3... a7-a6" in text
+    assert "| Black's third move was not a6." in text
+    (told,) = [m for m in fed.received(BELLA) if "complains" in text_of(m)]
+    assert "Walter White complains that your move 3... a7-a6 was impossible" in text_of(told)
+
+    fed.write(TD, "Confirm.\n\nTom", day(2026, 1, 13), reply_to=notice)
+    fed.poll(day(2026, 1, 13, 10))
+    # back to the position after 3. Bb5, Black to move; the totals of that moment
+    # (White 1, Black 0) and 5 days each
+    to_black = fed.last(BELLA)
+    text = text_of(to_black)
+    assert "the complaint about 3... a7-a6 is upheld (art. 20)" in text
+    assert "you play that move anew" in text
+    assert "Black plays that move anew" in text_of(fed.last(WALTER))
+    send(fed, "bella", "3... Ng8-f6", day(2026, 1, 14), game)  # from 13 January: 0 days
+    to_white = fed.last(WALTER)
+    assert to_white.message["X-Mailbot-Event"] == "move"
+    assert to_white.message["X-Mailbot-Ply"] == "6"
+    assert to_white.message["X-Mailbot-Move"] == "g8f6"
+    assert to_white.message["X-Mailbot-Time"] == "white=6; black=5"
+
+
+def test_art_22_a_groundless_complaint_costs_the_complainer_5_days(make: Make) -> None:
+    fed = make(pair("CP-1", "bg-email"))
+    game = "CP-1/1"
+    play(fed, game, RUY, day(2026, 1, 2))
+    send(fed, "bella", "3... a7-a6", day(2026, 1, 8), game)
+    notice = complain(fed, "walter", "complaint", day(2026, 1, 9))  # the last move, 3... a6
+    assert "the opponent's move 3... a7-a6" in text_of(notice)
+
+    fed.write(TD, "Reject.\n\nTom", day(2026, 1, 10), reply_to=notice)
+    fed.poll(day(2026, 1, 10, 10))
+    text = text_of(fed.last(WALTER))
+    assert "your complaint about 3... a7-a6 is groundless: 5 penalty days" in text
+    assert "(art. 22)" in text
+    send(fed, "walter", "4. Bb5-a4", day(2026, 1, 10, 12), game)
+    assert fed.last(BELLA).message["X-Mailbot-Time"] == "white=7; black=5"
+    # a complaint about a move that does not exist is answered, and nothing is opened
+    send(fed, "bella", "complaint 9", day(2026, 1, 11), game)
+    answer = fed.last(BELLA)
+    assert answer.message["Subject"].endswith(": Complaint not accepted")
+    assert "your opponent has no move 9 to complain about" in text_of(answer)

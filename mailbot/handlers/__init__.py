@@ -3,7 +3,7 @@
 The desk routes a message to the game it is about and hands it to
 :func:`in_game`, which looks the message's first command word up in
 :data:`GAME_WORDS` (like aiosmtpd's ``smtp_VERB`` methods): ``help``,
-``resign``, ``accept`` and ``decline``, ``delay``, ``claim``. A message with
+``resign``, ``accept`` and ``decline``, ``delay``, ``complaint``, ``claim``. A message with
 none of these is about a move (:func:`mailbot.handlers.move.move`), which
 also handles ``status``, ``draw`` and a message without a move.
 
@@ -14,7 +14,7 @@ module                  handles
 ``move``                a move: judged, played (with conditional lines) or refused
 ``draw``                draw offers: ``draw``, ``accept``, ``decline``
 ``resign``              ``resign``
-``requests``            ``delay``, ``claim``, ``leave``
+``requests``            ``delay``, ``claim``, ``complaint``, ``leave``
 ``digest``              ``digest on|off``: one daily mail instead of a mail per move
 ``orders``              the director's orders, held orders, others' orders
 ======================  ===========================================
@@ -38,6 +38,7 @@ GAME_WORDS: tuple[tuple[Word, Handler], ...] = (
     (Word.ACCEPT, draw.answer),
     (Word.DECLINE, draw.answer),
     (Word.DELAY, requests.delay),
+    (Word.COMPLAINT, requests.complaint),
     (Word.CLAIM, requests.claim),
 )
 

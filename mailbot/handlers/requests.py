@@ -1,4 +1,5 @@
-"""A player's requests: ``delay``, ``claim``, and ``leave`` (over all their games)."""
+"""A player's requests: ``delay``, ``claim``, ``complaint``, and ``leave`` (over all
+their games)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,15 @@ def claim(ctx: Context) -> None:
     if with_move and move.claim_with_move(ctx, move.judge(ctx, g, mover, board)):
         return
     requests.claim(req, g, rest, ctx.letter.body)
+
+
+def complaint(ctx: Context) -> None:
+    """Art. 20, 22: the player holds that an opponent's move was impossible, incorrect
+    or unclear; the director decides."""
+    assert ctx.game is not None and ctx.mover is not None
+    word = ctx.words.get(Word.COMPLAINT)
+    rest = word.rest if word is not None else ""
+    requests.complaint(_request(ctx, ctx.mover), ctx.game, rest, ctx.letter.body)
 
 
 def leave(ctx: Context) -> None:
