@@ -138,6 +138,9 @@ class Config:
     log_level: str = "INFO"
     #: Where the daemon keeps every tournament's published pages (``DIR/INDEX/``), if anywhere.
     site_folder: str | None = None
+    #: The folder of the Syzygy endgame tables, if the federation installed them
+    #: (003 part 1 art. 11b: their verdict goes into the claim packet).
+    tablebases: str | None = None
 
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -232,6 +235,9 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
     if level not in _LOG_LEVELS:
         raise ConfigError("log_level", f"must be one of {', '.join(_LOG_LEVELS)}")
     site_folder = top.text("site_folder", default=None)
+    tablebases = top.text("tablebases", default=None)
+    if tablebases is not None and not Path(tablebases).is_dir():
+        raise ConfigError("tablebases", f"{tablebases} is not a folder")
     top.finish()
     return Config(
         database=database,
@@ -242,6 +248,7 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         sweep=sweep_config,
         log_level=level,
         site_folder=site_folder,
+        tablebases=tablebases,
     )
 
 

@@ -66,6 +66,7 @@ def policy_of(config: Config) -> Policy:
         require_dmarc=config.policy.require_dmarc,
         replies_per_sender_per_day=config.policy.replies_per_sender_per_day,
         timezone=config.timezone,
+        tablebases=config.tablebases,
     )
 
 

@@ -87,6 +87,8 @@ class Policy:
     replies_per_sender_per_day: int = 20
     #: The days of the reply cap are counted in this time zone.
     timezone: str = "UTC"
+    #: The folder of the Syzygy tables, if installed (:mod:`mailbot.tablebase`).
+    tablebases: str | None = None
 
     @property
     def address(self) -> str:
@@ -442,6 +444,7 @@ class Desk:
             letter=letter,
             limits=limits,
             notifier=notifier,
+            tablebases=self.policy.tablebases,
         )
         notifier.origin = Origin(
             letter.from_addr,

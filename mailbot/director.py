@@ -555,6 +555,15 @@ def decide(desk: Office, claim: Claim, *, confirm: bool) -> Phrase:
         desk.tell(end_game(g, end, desk.now))
         details = {"game": tag_of(g), "colour": claim.against, "result": end.result}
         return Phrase(f"order.claim-loss.{end.termination.value}", details)
+    if claim.kind == "tablebase":
+        won = "1-0" if claim.by_color == "white" else "0-1"
+        end = game.adjudicate(
+            won,
+            termination=game.Termination.TABLEBASE,
+            reason="a win by the tablebases, claimed and upheld (003 part 1 art. 11b)",
+        )
+        desk.tell(end_game(g, end, desk.now))
+        return Phrase("order.tablebase-upheld", {"game": tag_of(g), "result": won})
     if claim.kind == "draw":
         end = game.adjudicate(
             "1/2-1/2", termination=game.Termination.TABLEBASE, reason="draw claim upheld"

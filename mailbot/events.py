@@ -23,7 +23,7 @@ import enum
 from collections.abc import Mapping
 from typing import Any
 
-from mailbot import referee
+from mailbot import referee, tablebase
 from mailbot.game import GameEnd
 from mailbot.phrase import Phrase
 
@@ -61,6 +61,7 @@ __all__ = [
     "RejectionsRepeated",
     "Repeated",
     "StrangerWrote",
+    "TablebaseClaimed",
     "TournamentStarted",
     "Undeliverable",
     "WithdrawalCalled",
@@ -180,6 +181,17 @@ class ComplaintMade(Event):
     player: int
     ply: int
     move: str
+
+
+@dataclasses.dataclass(frozen=True)
+class TablebaseClaimed(Event):
+    """003 part 1 art. 11b: a player claims a win by the tablebases; the TD decides, with
+    the tables' ``verdict`` on the position."""
+
+    game: int
+    claim: int
+    player: int
+    verdict: tablebase.Verdict
 
 
 @dataclasses.dataclass(frozen=True)

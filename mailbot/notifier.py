@@ -147,6 +147,7 @@ class Notifier:
             ev.ExtraLeave: self._extra_leave,
             ev.DelayNoted: self._delay_noted,
             ev.ComplaintMade: self._complaint_made,
+            ev.TablebaseClaimed: self._tablebase_claimed,
             ev.DigestDue: self._digest_due,
             ev.DirectorDigest: self._director_digest,
             ev.ClaimAnswered: self._claim_answered,
@@ -748,6 +749,29 @@ class Notifier:
         self._director_notice(
             g,
             "draw-claim",
+            details,
+            board=board_of(g, stack=1),
+            extra={"X-Mailbot-Claim": str(e.claim)},
+        )
+
+    def _tablebase_claimed(self, e: ev.TablebaseClaimed) -> None:
+        """003 part 1 art. 11b: the claim, with the tables' verdict, to the director."""
+        g = self._game(e.game)
+        player = self._player(e.player)
+        v = e.verdict
+        details = {
+            "player": player.name,
+            "colour": color_name(color_of(g, player)),
+            "fen": board_of(g).fen(),
+            "installed": v.installed,
+            "pieces": v.pieces,
+            "outcome": v.outcome.value if v.outcome is not None else None,
+            "cursed": v.cursed,
+            "dtz": v.dtz,
+        }
+        self._director_notice(
+            g,
+            "tablebase-claim",
             details,
             board=board_of(g, stack=1),
             extra={"X-Mailbot-Claim": str(e.claim)},

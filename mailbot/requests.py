@@ -15,7 +15,7 @@ import chess
 from sqlalchemy import select
 
 from mailbot import events as ev
-from mailbot import game, leave
+from mailbot import game, leave, tablebase
 from mailbot.gamemail import end_game, settle_adjudication_claims, withdrawal_adjudication
 from mailbot.phrase import Phrase
 from mailbot.record import board_of, color_name, color_of, notation_for, profile_of, write_pair
@@ -144,13 +144,21 @@ def adjudication_result(req: Request, g: Game, rest: str) -> str | None:
     return None
 
 
-def claim(req: Request, g: Game, rest: str, body: str) -> None:
-    """A draw claim (threefold, 50 moves, tablebase), or after the end an adjudication claim."""
+_WIN = re.compile(r"(?i)(?<!\w)(win|won|печалба|печеля|выигрыш|выигрываю)(?!\w)")
+
+
+def claim(req: Request, g: Game, rest: str, body: str, tables: str | None = None) -> None:
+    """A draw claim (threefold, 50 moves, tablebase), a claim of a win by the tablebases,
+    or after the end an adjudication claim."""
     result = adjudication_result(req, g, rest)
     if result is not None:
         adjudication_claim(req, g, result, body)
         return
     color = color_of(g, req.player)
+    found = _RESULT.search(rest)
+    if _WIN.search(rest) or (found and found.group(1) == ("1-0" if color else "0-1")):
+        tablebase_claim(req, g, tables)
+        return
     decision = game.claim_draw(
         board_of(g), color, tablebase_rule=profile_of(g.tournament).tablebase_rule
     )
@@ -158,6 +166,30 @@ def claim(req: Request, g: Game, rest: str, body: str) -> None:
         req.tell(end_game(g, decision.end, req.now, answering=req.player))
         return
     answer_claim(req, g, decision)
+
+
+def tablebase_claim(req: Request, g: Game, tables: str | None) -> None:
+    """003 part 1 art. 11b: a win by the tablebases; the director decides, with what the
+    installed tables (:mod:`mailbot.tablebase`) say of the position in the packet."""
+    color = color_of(g, req.player)
+    board = board_of(g)
+    p = profile_of(g.tournament)
+    decision = game.claim_tablebase_win(board, color, tablebase_rule=p.tablebase_rule)
+    if decision.status is not game.ClaimStatus.NEEDS_TD:
+        req.tell(ev.ClaimAnswered(g.id, req.player.id, decision.status.value, decision.phrase))
+        return
+    verdict = tablebase.probe(board, tables)
+    g.claims.append(
+        Claim(kind="tablebase", by_color=color_name(color), against=color_name(not color),
+              opened_at=req.now, status="open",
+              details={"fen": board.fen(), "reason": decision.reason,
+                       "tables": {"installed": verdict.installed, "result": verdict.result(),
+                                  "cursed": verdict.cursed, "dtz": verdict.dtz}},
+              inbound_id=req.inbound_id)
+    )  # fmt: skip
+    req.session.flush()
+    req.tell(ev.TablebaseClaimed(g.id, g.claims[-1].id, req.player.id, verdict))
+    req.tell(ev.ClaimAnswered(g.id, req.player.id, decision.status.value, decision.phrase))
 
 
 def answer_claim(req: Request, g: Game, decision: game.ClaimDecision) -> None:

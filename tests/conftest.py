@@ -14,7 +14,13 @@ on PostgreSQL already). CI runs the suite, then that selection again.
 
 from __future__ import annotations
 
+import contextlib
+import importlib.metadata
 import os
+import subprocess
+import sys
+import tarfile
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -109,3 +115,48 @@ def db_url(request: pytest.FixtureRequest) -> str:
     name = "sqlite_url" if request.param == "sqlite" else "postgres_url"
     url: str = request.getfixturevalue(name)
     return url
+
+
+@pytest.fixture(scope="session")
+def syzygy_folder() -> str:
+    """A folder of Syzygy endgame tables of up to five pieces.
+
+    ``MAILBOT_TEST_SYZYGY`` names one; otherwise the tables python-chess ships in
+    its source package (the same version as installed) are fetched once from
+    the package registry into the user's cache. Without them the test fails
+    under CI and is skipped elsewhere.
+    """
+    named = os.environ.get("MAILBOT_TEST_SYZYGY")
+    if named:
+        return named
+    version = importlib.metadata.version("chess")
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    folder = cache / "mailbot-tests" / f"syzygy-{version}"
+    if (folder / "KQvK.rtbw").exists():
+        return str(folder)
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=cache) as scratch:
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary",
+                 ":all:", "-d", scratch, f"chess=={version}"],
+                check=True, capture_output=True, timeout=300,
+            )  # fmt: skip
+            (sdist,) = Path(scratch).glob("chess-*.tar.gz")
+            tables = Path(scratch) / "tables"
+            tables.mkdir()
+            with tarfile.open(sdist) as archive:
+                for member in archive.getmembers():
+                    if "/data/syzygy/regular/" in member.name and member.isfile():
+                        source = archive.extractfile(member)
+                        assert source is not None
+                        (tables / Path(member.name).name).write_bytes(source.read())
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(OSError):  # another worker got there first
+                tables.rename(folder)
+    except (OSError, subprocess.SubprocessError, ValueError, tarfile.TarError) as exc:
+        message = f"no Syzygy tables for the tests (set MAILBOT_TEST_SYZYGY): {exc}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return str(folder)

@@ -103,12 +103,14 @@ class Federation:
         tmp_path: Path | None = None,
         *,
         policy: Mapping[str, object] | None = None,
+        settings: Mapping[str, object] | None = None,
     ) -> None:
         self.imap = imap
         self.smtp = smtp
         self.mapping = config_mapping(db_url, imap, smtp)
         if policy is not None:
             self.mapping["policy"] = dict(policy)
+        self.mapping.update(settings or {})
         self.config: Config = config_from_mapping(self.mapping, {})
         upgrade(db_url)
         self.engine = make_engine(db_url)

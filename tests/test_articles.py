@@ -9,10 +9,12 @@ tests read what each of them received.
 from __future__ import annotations
 
 import datetime
+from pathlib import Path
 
+import chess
 import pytest
 from harness import Federation, text_of
-from mailservers import Received
+from mailservers import ImapAccount, Received, SmtpSink
 from test_director_scenarios import (
     OPENING,
     TD,
@@ -356,3 +358,114 @@ def test_art_22_a_groundless_complaint_costs_the_complainer_5_days(make: Make) -
     answer = fed.last(BELLA)
     assert answer.message["Subject"].endswith(": Complaint not accepted")
     assert "your opponent has no move 9 to complain about" in text_of(answer)
+
+
+# ---------------------------------------------------------------------------
+# 003 part 1 art. 11b: a win by the tablebases goes to the director with their verdict
+
+#: 26 moves that leave White a king and queen against the bare king, Black to move.
+TO_KQK = [
+    "a2a4",
+    "b7b5",
+    "a4b5",
+    "d7d5",
+    "a1a7",
+    "a8a7",
+    "f2f4",
+    "c8b7",
+    "e2e4",
+    "d5e4",
+    "b5b6",
+    "d8d2",
+    "d1d2",
+    "c7b6",
+    "b2b4",
+    "a7a2",
+    "d2e2",
+    "a2c2",
+    "e2e4",
+    "c2c1",
+    "e1d2",
+    "c1b1",
+    "e4h7",
+    "b1b4",
+    "h7g7",
+    "b7g2",
+    "g7f7",
+    "e8d7",
+    "f1g2",
+    "h8h2",
+    "f7f8",
+    "h2h1",
+    "f8g8",
+    "h1g1",
+    "g8b8",
+    "b4f4",
+    "b8f4",
+    "g1g2",
+    "d2c3",
+    "e7e6",
+    "c3b4",
+    "g2f2",
+    "f4f2",
+    "b6b5",
+    "b4b5",
+    "d7c8",
+    "f2d4",
+    "c8b8",
+    "d4g4",
+    "b8a7",
+    "g4e6",
+]
+
+
+@pytest.mark.parametrize("installed", [True, False], ids=["tables", "no-tables"])
+def test_003_p1_11b_a_tablebase_win_claim_reaches_the_director_with_the_verdict(
+    installed: bool,
+    store_url: str,
+    imap_account: ImapAccount,
+    smtp_sink: SmtpSink,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+) -> None:
+    settings = {"tablebases": request.getfixturevalue("syzygy_folder")} if installed else {}
+    fed = Federation(store_url, imap_account, smtp_sink, pair("TB-1", "iccf-postal"), tmp_path,
+                     settings=settings)  # fmt: skip
+    try:
+        game = "TB-1/1"
+        board = chess.Board()
+        for ply, uci in enumerate(TO_KQK):
+            move = chess.Move.from_uci(uci)
+            text = f"{board.fullmove_number}{'.' if board.turn else '...'} {uci[:2]}-{uci[2:]}"
+            if board.piece_type_at(move.from_square) != chess.PAWN:
+                text = text.replace(" ", " " + board.piece_at(move.from_square).symbol().upper())
+            board.push(move)
+            who = "walter" if ply % 2 == 0 else "bella"
+            send(fed, who, text, day(2026, 1, 2 + ply // 5, 8 + ply % 5, tz=UTC), game)
+        assert fed.last(BELLA).message["X-Mailbot-Ply"] == str(len(TO_KQK))
+
+        send(fed, "walter", "claim win", day(2026, 1, 14, tz=UTC), game)
+        notice = fed.last(TD)
+        assert notice.message["Subject"].endswith(
+            ": Claim of a win by the tablebases for your decision"
+        )
+        assert notice.message["X-Mailbot-Claim"]
+        text = text_of(notice)
+        assert "Walter White (White) claims a win by the tablebases in game TB-1/1" in text
+        assert '"8/k7/4Q3/1K6/8/8/8/8 b - - 0 26"' in text
+        if installed:
+            assert (
+                "The installed tablebases (Syzygy, 3 pieces) give this position as a win "
+                "for White" in text
+            )
+        else:
+            assert "No tablebases are installed with the arbiter" in text
+        assert fed.last(WALTER).message["Subject"].endswith(": Your claim goes to the director")
+
+        fed.write(TD, "Confirm.\n\nTom", day(2026, 1, 15, tz=UTC), reply_to=notice)
+        fed.poll(day(2026, 1, 15, 11, tz=UTC))
+        for address in (WALTER, BELLA):
+            (over,) = mail(fed, address, "game-over")
+            assert over.message["X-Mailbot-Result"] == "1-0"
+    finally:
+        fed.close()

@@ -29,6 +29,7 @@ from mailbot.notifier import Notifier, Origin
 from mailbot.phrase import Phrase
 from mailbot.result import Result
 from mailbot.store import Claim, Game, HeldOrder, InboundMessage, Outbox, Player
+from mailbot.tablebase import Outcome, Verdict
 
 LANGUAGES = ("en", "bg", "ru")
 START_LIST = """
@@ -53,7 +54,7 @@ games:
 #: Words that may stand in any language's mail: names, tags, the notation of moves.
 ALLOWED = {"Languages", "cup", "Ann", "Able", "Bob", "Bold", "Cid", "Cole", "Tom", "Director",
            "LX", "INDEX", "ICCF", "FEN", "PGN", "SB", "UTC", "Dan", "Dale", "ID", "NEW", "Old",
-           "ann", "bob", "cid", "dan"}  # fmt: skip
+           "ann", "bob", "cid", "dan", "Syzygy", "DTZ"}  # fmt: skip
 TEMPLATES = template_dir()
 
 
@@ -107,6 +108,9 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
         (ev.DirectorDecided(g1, Phrase("decision.penalty", {"days": 5, "colour": "white"})),
          False),
         (ev.ComplaintMade(g1, claim.id, ann, 1, "1. e2-e4"), False),
+        (ev.TablebaseClaimed(g1, claim.id, ann, Verdict(True, 3, Outcome.WHITE_WINS, dtz=9)),
+         False),
+        (ev.TablebaseClaimed(g1, claim.id, ann, Verdict(False, 3)), False),
         (ev.DirectorDecided(g1, Phrase("decision.complaint-upheld",
                                        {"move": "1. e2-e4", "days": 5, "colour": "white"})),
          False),

@@ -58,6 +58,8 @@ class Context(Work):
     #: The game the message is about, and the sender's row in it.
     game: Game | None = None
     mover: Player | None = None
+    #: The folder of the Syzygy tables, if installed (claims by the tables).
+    tablebases: str | None = None
     _answering: bool | None = None
 
     @property

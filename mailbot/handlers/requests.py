@@ -39,7 +39,7 @@ def claim(ctx: Context) -> None:
     )
     if with_move and move.claim_with_move(ctx, move.judge(ctx, g, mover, board)):
         return
-    requests.claim(req, g, rest, ctx.letter.body)
+    requests.claim(req, g, rest, ctx.letter.body, ctx.tablebases)
 
 
 def complaint(ctx: Context) -> None:

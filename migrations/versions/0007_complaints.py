@@ -1,4 +1,5 @@
-"""A claim may be a player's complaint about a move (art. 20, 22); the deadlines are
+"""A claim may be a player's complaint about a move (art. 20, 22) or a claim of a win
+by the tablebases (003 part 1 art. 11b); the deadlines are
 computed anew, as the rules of oversteps (003 part 1 art. 7e) and of leave (art. 45)
 changed in this release.
 
@@ -19,6 +20,7 @@ depends_on: str | Sequence[str] | None = None
 
 RECHECK = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 KINDS = ("silence", "overstep", "draw", "adjudication")
+NEW = ("complaint", "tablebase")
 
 
 def _kinds(kinds: Sequence[str]) -> str:
@@ -28,7 +30,7 @@ def _kinds(kinds: Sequence[str]) -> str:
 def upgrade() -> None:
     with op.batch_alter_table("claims") as batch:
         batch.drop_constraint(op.f("ck_claims_kind"), type_="check")
-        batch.create_check_constraint(op.f("ck_claims_kind"), _kinds((*KINDS, "complaint")))
+        batch.create_check_constraint(op.f("ck_claims_kind"), _kinds((*KINDS, *NEW)))
     games = sa.table("games", sa.column("result"), sa.column("due_at"))
     sqlite = op.get_bind().dialect.name == "sqlite"
     # SQLite stores instants as naive UTC (mailbot.store.UTCDateTime)
@@ -37,7 +39,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.execute(sa.text("DELETE FROM claims WHERE kind = 'complaint'"))
+    claims = sa.table("claims", sa.column("kind"))
+    op.execute(claims.delete().where(claims.c.kind.in_(NEW)))
     with op.batch_alter_table("claims") as batch:
         batch.drop_constraint(op.f("ck_claims_kind"), type_="check")
         batch.create_check_constraint(op.f("ck_claims_kind"), _kinds(KINDS))
