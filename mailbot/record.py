@@ -85,7 +85,7 @@ def board_of(g: Game, plies: int | None = None, *, stack: bool | int = True) -> 
     >>> board_of(g, stack=1).move_stack
     [Move.from_uci('e7e5')]
     """
-    ucis = tuple(m.uci for m in g.moves)
+    ucis = _ucis(g)
     known, board = _BOARDS.get(g.id, ((), chess.Board())) if g.id else ((), chess.Board())
     if known != ucis:
         if ucis[: len(known)] != known:
@@ -98,12 +98,43 @@ def board_of(g: Game, plies: int | None = None, *, stack: bool | int = True) -> 
         while len(_BOARDS) > BOARDS_KEPT:
             _BOARDS.popitem(last=False)
     if plies is None or plies >= len(ucis):
-        return board.copy(stack=stack)
+        return _copy(board, len(ucis) if stack is True else int(stack))
     back = len(ucis) - max(plies, 0)
-    earlier = board.copy(stack=back)
+    earlier = _copy(board, back)
     for _ in range(back):
         earlier.pop()
     return earlier
+
+
+def _ucis(g: Game) -> tuple[str, ...]:
+    """The UCI of ``g``'s moves, read once for as long as they do not change.
+
+    They are kept on the game object itself (so they go with it), with the
+    number of moves and the last move they were read up to: a game's moves
+    only grow, or are cut short by art. 20.
+    """
+    moves = g.moves
+    if not moves:
+        return ()
+    seen: tuple[int, object, tuple[str, ...]] | None = g.__dict__.get("_mailbot_ucis")
+    if seen is not None and seen[0] == len(moves) and seen[1] is moves[-1]:
+        return seen[2]
+    ucis = tuple(m.uci for m in moves)
+    g.__dict__["_mailbot_ucis"] = (len(moves), moves[-1], ucis)
+    return ucis
+
+
+def _copy(board: chess.Board, plies: int) -> chess.Board:
+    """``board`` with the last ``plies`` moves on its stack, sharing the move objects.
+
+    ``chess.Board.copy`` copies each move of the stack; a game's moves are
+    never changed in place, so sharing them saves that at ply 200.
+    """
+    copied = board.copy(stack=False)
+    if plies > 0:
+        copied.move_stack = board.move_stack[-plies:]
+        copied._stack = board._stack[-plies:]
+    return copied
 
 
 def totals(g: Game) -> Totals:
@@ -169,7 +200,7 @@ class MoveLine:
 
 def write_pair(board_before_last: chess.Board, plies: Sequence[chess.Move], style: Notation) -> str:
     """``15. Те1-e2 Кg8-f6`` or ``15... Кg8-f6 16. Те1-e2`` for the last plies."""
-    board = board_before_last.copy()
+    board = board_before_last.copy(stack=False)
     parts: list[str] = []
     for i, move in enumerate(plies):
         number = board.fullmove_number
@@ -196,14 +227,19 @@ def move_line(
     moves = g.moves[:upto_ply]
     last = moves[-1]
     first = first_ply if first_ply is not None else max(1, upto_ply - 1)
-    own = [m for m in moves if m.ply % 2 == last.ply % 2 and not m.automatic]
-    charged = own[-1] if own else last
-    # the days run from the move before the message that carried the charged move
-    # (with a conditional line accepted, several plies came in that one message)
-    first_of_message = min(
-        (m.ply for m in moves if m.inbound_id is not None and m.inbound_id == charged.inbound_id),
-        default=charged.ply,
+    # the last move of the same side the player actually played (not a conditional reply)
+    charged = next(
+        (moves[i] for i in range(len(moves) - 1, -1, -2) if not moves[i].automatic), last
     )
+    # the days run from the move before the message that carried the charged move
+    # (with a conditional line accepted, several plies came in that one message, in a row)
+    first_of_message = charged.ply
+    while (
+        charged.inbound_id is not None
+        and first_of_message >= 2
+        and moves[first_of_message - 2].inbound_id == charged.inbound_id
+    ):
+        first_of_message -= 1
     prev = moves[first_of_message - 2] if first_of_message >= 2 else None
     sums = Totals(_line_total(g, chess.WHITE, upto_ply), _line_total(g, chess.BLACK, upto_ply))
     return MoveLine(
