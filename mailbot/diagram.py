@@ -1,7 +1,8 @@
 """Board diagrams for mail: plain text and an HTML table that mail clients show.
 
 SVG is not shown by most mail clients, so the HTML diagram is a table of
-Unicode figurines with inline styles.
+Unicode figurines, styled with inline styles and the table attributes mail
+clients keep.
 
 >>> import chess
 >>> print(text_diagram(chess.Board()).splitlines()[0])
@@ -57,22 +58,25 @@ def html_diagram(
     ranks, files = _squares(orientation)
     marked = {lastmove.from_square, lastmove.to_square} if lastmove else set()
     rows = []
-    cell = "width:32px;height:32px;text-align:center;font-size:26px;line-height:32px;"
-    label = "font-size:11px;color:#555;text-align:center;padding:0 4px;"
+    # what a square shares comes from the table (inherited) and from plain
+    # attributes every mail client keeps (width, height, bgcolor): a diagram
+    # of about 3 KB rather than 9 KB of inline styles repeated 64 times
+    label = '<td style="font-size:11px;line-height:16px;color:#555;padding:0 4px">'
     for rank in ranks:
-        tds = [f'<td style="{label}">{rank + 1}</td>']
+        tds = [f"{label}{rank + 1}</td>"]
         for file in files:
             square = chess.square(file, rank)
             colour = _LIGHT if (file + rank) % 2 else _DARK
-            border = "outline:2px solid #e6a800;" if square in marked else ""
+            mark = ' style="outline:2px solid #e6a800"' if square in marked else ""
             piece = board.piece_at(square)
             symbol = html.escape(piece.unicode_symbol()) if piece else "&nbsp;"
-            tds.append(f'<td style="{cell}background:{colour};{border}">{symbol}</td>')
-        rows.append("<tr>" + "".join(tds) + "</tr>")
-    footer = "".join(f'<td style="{label}">{chess.FILE_NAMES[f]}</td>' for f in files)
+            tds.append(f'<td width="32" bgcolor="{colour}"{mark}>{symbol}</td>')
+        rows.append('<tr height="32">' + "".join(tds) + "</tr>")
+    footer = "".join(f"{label}{chess.FILE_NAMES[f]}</td>" for f in files)
     rows.append(f"<tr><td></td>{footer}</tr>")
     return (
-        '<table style="border-collapse:collapse;font-family:serif" cellspacing="0">'
+        '<table style="border-collapse:collapse;font-family:serif;font-size:26px;'
+        'line-height:32px;text-align:center" cellspacing="0" cellpadding="0">'
         + "".join(rows)
         + "</table>"
     )
