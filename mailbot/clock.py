@@ -562,7 +562,9 @@ def overstep_times(
         return []  # penalty days alone overstepped on this move; the days run in no count
     found: list[datetime] = []
     running = 0
-    while not state.lost and len(found) <= profile.oversteps_to_lose:
+    # one overstep, or where the count runs on from it, as many as lose the game
+    most = max(profile.oversteps_to_lose, 1) if profile.count_runs_from_overstep else 1
+    while not state.lost and len(found) < most:
         running += state.days_left + 1
         found.append(days_reached_at(profile, received, running, leave, tz))
         state = control_state(profile, moves, penalties, running_days=running, awarded=awarded)

@@ -26,6 +26,7 @@ from mailbot.clock import (
     move_days,
     notice_due,
     overstep_at,
+    overstep_times,
     repeat_due,
     silence_due,
     silence_report_due,
@@ -623,3 +624,13 @@ def test_control_state_is_consistent(p: Profile, days: list[int], running: int) 
     # More running days never undo an overstep.
     more = control_state(p, moves, running_days=running + 1)
     assert {o.move_number for o in state.oversteps} <= {o.move_number for o in more.oversteps}
+
+
+def test_overstep_times_give_a_second_overstep_only_where_the_count_runs_on() -> None:
+    history_ = history(*[3] * 8)
+    received = datetime(2026, 3, 1, 10, tzinfo=ZoneInfo("UTC"))
+    assert len(overstep_times(ICCF_POSTAL, history_, received)) == 2
+    assert len(overstep_times(BG_POST, history_, received)) == 1  # art. 30: the next move
+    assert len(overstep_times(BG_EMAIL, history(*[5] * 8), received)) == 1  # the first loses
+    never = BG_POST.with_overrides({"oversteps_to_lose": 0})
+    assert len(overstep_times(never, history_, received)) == 1
