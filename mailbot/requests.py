@@ -176,7 +176,7 @@ def tablebase_claim(req: Request, g: Game, tables: str | None) -> None:
     p = profile_of(g.tournament)
     decision = game.claim_tablebase_win(board, color, tablebase_rule=p.tablebase_rule)
     if decision.status is not game.ClaimStatus.NEEDS_TD:
-        req.tell(ev.ClaimAnswered(g.id, req.player.id, decision.status.value, decision.phrase))
+        req.tell(ev.ClaimAnswered(g.id, req.player.id, "win-refused", decision.phrase))
         return
     verdict = tablebase.probe(board, tables)
     g.claims.append(

@@ -433,6 +433,11 @@ def test_003_p1_11b_a_tablebase_win_claim_reaches_the_director_with_the_verdict(
                      settings=settings)  # fmt: skip
     try:
         game = "TB-1/1"
+        # a claim the tables cannot decide is answered at once
+        send(fed, "walter", "claim win", day(2026, 1, 1, 12, tz=UTC), game)
+        refused = fed.last(WALTER)
+        assert refused.message["Subject"].endswith(": Claim of a win not granted")
+        assert "the position has 32 pieces; the tablebases cover at most 7" in text_of(refused)
         board = chess.Board()
         for ply, uci in enumerate(TO_KQK):
             move = chess.Move.from_uci(uci)

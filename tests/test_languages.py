@@ -117,6 +117,8 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
         (ev.DirectorDecided(g1, Phrase("decision.complaint-groundless",
                                        {"move": "1. e2-e4", "days": 5, "colour": "black"})),
          False),
+        (ev.ClaimAnswered(g3, bob, "win-refused", Phrase("claim.too-many-pieces",
+                                                         {"pieces": 32, "limit": 7})), True),
         (ev.ClaimAnswered(g3, bob, "complaint-refused", Phrase("complaint.no-move",
                                                                {"number": 9})), True),
         (ev.AdjudicationCalled(g1, day, day), False),
