@@ -758,11 +758,12 @@ class Notifier:
         """003 part 1 art. 11b: the claim, with the tables' verdict, to the director."""
         g = self._game(e.game)
         player = self._player(e.player)
+        board = board_of(g, stack=1)
         v = e.verdict
         details = {
             "player": player.name,
             "colour": color_name(color_of(g, player)),
-            "fen": board_of(g).fen(),
+            "fen": board.fen(),
             "installed": v.installed,
             "pieces": v.pieces,
             "outcome": v.outcome.value if v.outcome is not None else None,
@@ -773,7 +774,7 @@ class Notifier:
             g,
             "tablebase-claim",
             details,
-            board=board_of(g, stack=1),
+            board=board,
             extra={"X-Mailbot-Claim": str(e.claim)},
         )
 

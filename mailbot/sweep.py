@@ -373,19 +373,15 @@ def _sweep_game(work: Work, g: Game) -> list[str]:
     thinking, penalties, awarded = _thinking(g, color)
     state = control_of(g, color)
     number = len(thinking) + 1
-    at = clock.overstep_at(p, thinking, since, penalties, leaves, tz, awarded)
-    if at is None:
-        # penalty days alone put the move being thought about over the limit
-        reached = clock.control_state(p, thinking, penalties, 0, awarded)
-        last = reached.oversteps[-1] if reached.oversteps else None
-        if last is not None and last.move_number == number and not last.awarded:
-            when = max(
-                (x.created_at for x in g.penalties if x.color == color_name(color)), default=now
-            )
-            if fell_due(when) and record_notice(
-                session, g, silent, "overstep", f"move-{number}", when, now
-            ):
-                add("overstep", overstep(session, g, silent, when, now, reached))
+    # penalty days alone put the move being thought about over the limit
+    reached = clock.control_state(p, thinking, penalties, 0, awarded)
+    last = reached.oversteps[-1] if reached.oversteps else None
+    if last is not None and last.move_number == number and not last.awarded:
+        when = max((x.created_at for x in g.penalties if x.color == color_name(color)), default=now)
+        if fell_due(when) and record_notice(
+            session, g, silent, "overstep", f"move-{number}", when, now
+        ):
+            add("overstep", overstep(session, g, silent, when, now, reached))
 
     # 003 p1 7e: a player silent past a first overstep oversteps again (postal play)
     for due in clock.overstep_times(p, thinking, since, penalties, leaves, tz, awarded):

@@ -207,7 +207,6 @@ def claim_with_move(ctx: Context, judgement: referee.Judgement) -> bool:
         intended_move=judgement.move,
         tablebase_rule=profile_of(g.tournament).tablebase_rule,
     )
-    req = requests.Request(ctx, mover, ctx.inbound.internaldate)
     if decision.status is game.ClaimStatus.GRANTED and decision.move is None:
         # the position had occurred three times already: the claim needs no move
         assert decision.end is not None
@@ -219,7 +218,7 @@ def claim_with_move(ctx: Context, judgement: referee.Judgement) -> bool:
         return True
     play(ctx, alone)
     if g.result is None and decision.phrase.code != "claim.mate-ends":
-        requests.answer_claim(req, g, decision)
+        requests.answer_claim(requests.Request(ctx, mover, ctx.inbound.internaldate), g, decision)
     return True
 
 
