@@ -244,14 +244,16 @@ class TimedSink(SmtpSink):
         self.sizes: list[int] = []
 
     async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+        # The size and the arrival time are all the figures need: no MIME parse here, which
+        # would charge the listener's own parsing (a multipart reply costs it twice a plain
+        # one) to whoever sends.
         arrived = time.perf_counter()
-        answer = await super().handle_DATA(server, session, envelope)
+        size = len(envelope.original_content or envelope.content)  # type: ignore[attr-defined]
         with self._arrived:
-            if answer.startswith("250"):
-                self.arrivals.append(arrived)
-                self.sizes.append(len(envelope.original_content or envelope.content))  # type: ignore[attr-defined]
-                self._arrived.notify_all()
-        return answer
+            self.arrivals.append(arrived)
+            self.sizes.append(size)
+            self._arrived.notify_all()
+        return "250 OK"
 
     def wait_arrivals(self, count: int, seconds: float) -> list[float]:
         """Block until ``count`` messages arrived in all; their arrival times."""

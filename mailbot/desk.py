@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import or_, select
+from sqlalchemy import and_, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -54,6 +54,7 @@ from mailbot.store import (
     Outbox,
     Tournament,
     players_writing_from,
+    prefetch_games,
     store_problem,
 )
 
@@ -188,11 +189,14 @@ class Desk:
         try:
             with self.sessions() as session, session.begin():
                 outcomes: list[Outcome] = []
-                for fetched in batch:
+                read = [self._read(fetched) for fetched in batch]
+                # held for the batch: the session keeps only weak references
+                games = prefetch_games(session, (r[0].game_tag for r in read if r[0].game_tag))
+                for fetched, (letter, sha, mark) in zip(batch, read, strict=True):
                     if outcomes and stopping():
                         break
-                    letter, sha, mark = self._read(fetched)
                     outcomes.append(self._take(session, fetched, letter, sha, mark, now, said))
+                del games
         except Exception as exc:
             log.info(
                 "a batch of %d messages was rolled back (%s); one at a time",
@@ -296,19 +300,18 @@ class Desk:
     def _find(
         self, session: Session, sha: str, mark: str | None, fetched: Fetched
     ) -> InboundMessage | None:
-        clauses = [InboundMessage.raw_sha256 == sha]
+        same_place = and_(
+            InboundMessage.folder == fetched.folder,
+            InboundMessage.uidvalidity == fetched.uidvalidity,
+            InboundMessage.uid == fetched.uid,
+        )
+        clauses = [InboundMessage.raw_sha256 == sha, same_place]
         if mark is not None:
             clauses.append(InboundMessage.fingerprint == mark)
-        found = session.scalars(select(InboundMessage).where(or_(*clauses))).first()
-        if found is None:
-            found = session.scalars(
-                select(InboundMessage).where(
-                    InboundMessage.folder == fetched.folder,
-                    InboundMessage.uidvalidity == fetched.uidvalidity,
-                    InboundMessage.uid == fetched.uid,
-                )
-            ).first()
-        return found
+        # one query; the same bytes or text decide before the same place in the mailbox
+        found = session.scalars(select(InboundMessage).where(or_(*clauses))).all()
+        same = [r for r in found if r.raw_sha256 == sha or (mark and r.fingerprint == mark)]
+        return next(iter(same or found), None)
 
     def _record(
         self,

@@ -319,8 +319,8 @@ class Notifier:
         else:
             thread = _last_mail_to(self.session, g, to[0])
             if thread is not None:
-                headers["In-Reply-To"] = f"<{thread.message_id}>"
-                headers["References"] = f"<{thread.message_id}>"
+                headers["In-Reply-To"] = f"<{thread}>"
+                headers["References"] = f"<{thread}>"
         self._drafts.append(
             _Draft(
                 to=list(to),
@@ -1348,19 +1348,19 @@ def _example(board: chess.Board, player: Player) -> str:
     return write_move(board, moves[0], notation_for(player))
 
 
-def _last_mail_to(session: Session, g: Game, address: str) -> Outbox | None:
-    """The bot's latest message about ``g`` to ``address`` (to keep the thread).
+def _last_mail_to(session: Session, g: Game, address: str) -> str | None:
+    """The Message-ID of the bot's latest message about ``g`` to ``address`` (to keep
+    the thread).
 
-    Only the addresses of the latest rows are read, not their texts.
+    Only the addresses and Message-IDs of the latest rows are read, not their texts.
     """
     rows = session.execute(
-        select(Outbox.id, Outbox.to_addrs)
+        select(Outbox.message_id, Outbox.to_addrs)
         .where(Outbox.game_id == g.id)
         .order_by(Outbox.id.desc())
         .limit(30)
     ).all()
-    found = next((row_id for row_id, to in rows if address in to), None)
-    return session.get(Outbox, found) if found is not None else None
+    return next((message_id for message_id, to in rows if address in to), None)
 
 
 def packet_context(g: Game) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import datetime
 import importlib.util
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ from sqlalchemy import (
     or_,
     select,
     text,
+    tuple_,
     update,
 )
 from sqlalchemy.engine import URL, make_url
@@ -1046,6 +1047,46 @@ def players_writing_from(session: Session, address: str) -> list[Player]:
             .order_by(Player.id)
         ).all()
     )
+
+
+def prefetch_games(session: Session, tags: Iterable[str]) -> list[Game]:
+    """Load the games of ``tags`` (``INDEX/NUMBER``) into ``session`` with everything a move
+    reads: moves, penalties, claims, both players with their other addresses and leave.
+
+    A batch of messages then reads its games with a few queries in all, where each
+    message would load each collection with a query of its own. What the batch
+    changes later goes through these same collections, so nothing read is stale.
+
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> with session_factory(engine)() as session:
+    ...     prefetch_games(session, ["NONE-1/1", "not a tag"])
+    []
+    """
+    wanted: set[tuple[str, int]] = set()
+    for tag in tags:
+        index, _, number = tag.rpartition("/")
+        if index and number.isdigit() and len(number) < 10:
+            wanted.add((index, int(number)))
+    if not wanted:
+        return []
+    player_options = (
+        selectinload(Player.addresses),
+        selectinload(Player.leaves).selectinload(Leave.cancellations),
+    )
+    found = session.scalars(
+        select(Game)
+        .join(Tournament)
+        .where(tuple_(Tournament.index, Game.number).in_(sorted(wanted)))
+        .options(
+            selectinload(Game.moves),
+            selectinload(Game.penalties),
+            selectinload(Game.claims),
+            selectinload(Game.white).options(*player_options),
+            selectinload(Game.black).options(*player_options),
+        )
+    )
+    return list(found.all())
 
 
 def delete_tournament(session: Session, index: str) -> int:
