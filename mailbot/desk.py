@@ -53,6 +53,7 @@ from mailbot.store import (
     Notice,
     Outbox,
     Tournament,
+    held_back,
     players_writing_from,
     prefetch_games,
     store_problem,
@@ -308,8 +309,11 @@ class Desk:
         clauses = [InboundMessage.raw_sha256 == sha, same_place]
         if mark is not None:
             clauses.append(InboundMessage.fingerprint == mark)
-        # one query; the same bytes or text decide before the same place in the mailbox
-        found = session.scalars(select(InboundMessage).where(or_(*clauses))).all()
+        # One query; the same bytes or text decide before the same place in the mailbox.
+        # What the session holds back (the previous message's answers) goes to the
+        # database with this message's row.
+        with held_back(session, InboundMessage):
+            found = session.scalars(select(InboundMessage).where(or_(*clauses))).all()
         same = [r for r in found if r.raw_sha256 == sha or (mark and r.fingerprint == mark)]
         return next(iter(same or found), None)
 

@@ -52,7 +52,16 @@ from mailbot.record import (
     totals,
     write_pair_from,
 )
-from mailbot.store import Claim, Game, HeldOrder, InboundMessage, Outbox, Player, Tournament
+from mailbot.store import (
+    Claim,
+    Game,
+    HeldOrder,
+    InboundMessage,
+    Outbox,
+    Player,
+    Tournament,
+    held_back,
+)
 
 __all__ = ["Notifier", "Origin", "one_index", "tell_director_undeliverable"]
 
@@ -1354,12 +1363,14 @@ def _last_mail_to(session: Session, g: Game, address: str) -> str | None:
 
     Only the addresses and Message-IDs of the latest rows are read, not their texts.
     """
-    rows = session.execute(
+    query = (
         select(Outbox.message_id, Outbox.to_addrs)
         .where(Outbox.game_id == g.id)
         .order_by(Outbox.id.desc())
         .limit(30)
-    ).all()
+    )
+    with held_back(session, Outbox):  # the move goes to the database with the mail
+        rows = session.execute(query).all()
     return next((message_id for message_id, to in rows if address in to), None)
 
 

@@ -22,7 +22,7 @@ from mailbot.intent import Words, read_words
 from mailbot.letters import Letter
 from mailbot.notation import read_moves
 from mailbot.notifier import Notifier
-from mailbot.store import Game, InboundMessage, Player, ReplyCount, Tournament
+from mailbot.store import Game, InboundMessage, Player, ReplyCount, Tournament, held_back
 from mailbot.work import Work
 
 log = logging.getLogger("mailbot.desk")
@@ -128,9 +128,10 @@ class Context(Work):
     def _count_answer(self) -> bool:
         address = self.sender
         day = self.now.astimezone(ZoneInfo(self.limits.timezone)).date()
-        row = self.session.scalars(
-            select(ReplyCount).where(ReplyCount.sender == address, ReplyCount.day == day)
-        ).first()
+        with held_back(self.session, ReplyCount):
+            row = self.session.scalars(
+                select(ReplyCount).where(ReplyCount.sender == address, ReplyCount.day == day)
+            ).first()
         if row is None:
             row = ReplyCount(sender=address, day=day, count=0, updated_at=self.now)
             self.session.add(row)
