@@ -34,6 +34,7 @@ import email.utils
 import os
 import random
 import re
+import resource
 import shutil
 import smtplib
 import subprocess
@@ -382,7 +383,8 @@ def bare_send(port: int, replies: Sequence[tuple[str, bytes]], sender: str = BOT
 
 @dataclasses.dataclass(frozen=True)
 class Child:
-    """A finished process: exit status, wall-clock seconds, peak RSS in KiB, its output."""
+    """A finished process: exit status, wall-clock seconds, peak RSS in KiB, its output,
+    and its CPU seconds (with the children it waited for, such as a courier)."""
 
     status: int
     seconds: float
@@ -390,6 +392,7 @@ class Child:
     stdout: str
     stderr: str
     began: float
+    cpu: float
 
 
 def run_child(command: Sequence[str], folder: Path, name: str) -> Child:
@@ -408,6 +411,7 @@ def run_child(command: Sequence[str], folder: Path, name: str) -> Child:
         out_path.read_text(errors="replace"),
         err_path.read_text(errors="replace"),
         began,
+        usage.ru_utime + usage.ru_stime,
     )
 
 
@@ -473,12 +477,16 @@ def main(argv: list[str] | None = None) -> int:
                 profile = str(Path(args.profile).resolve())
                 python = [sys.executable, "-m", "cProfile", "-o", profile, "-m", "mailbot"]
             offset = len(sink.arrivals)
+            mine = resource.getrusage(resource.RUSAGE_SELF)
             bot = run_child(
                 [*python, "-c", str(fed.config_path), "poll", "--once", "--now", now.isoformat()],
                 root,
                 "poll",
             )
             arrivals = sink.wait_arrivals(offset + 2 * n, 10.0)[offset:]
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            # this process only waited meanwhile: its CPU is the listener's
+            listener_cpu = after.ru_utime + after.ru_stime - mine.ru_utime - mine.ru_stime
             bot_sizes = sink.sizes[offset:]
             # the send floor again, with replies as large as the bot's (text and HTML)
             mean = sum(bot_sizes) / len(bot_sizes) if bot_sizes else 0
@@ -511,7 +519,6 @@ def main(argv: list[str] | None = None) -> int:
 
     report = bot.stdout.strip().splitlines()[-1] if bot.stdout.strip() else "(no report line)"
     first_reply = (arrivals[0] - bot.began) if arrivals else bot.seconds
-    sending = max(bot.seconds - first_reply, 1e-9)
     print(f"database:         {backend}")
     print(
         f"messages:         {n} ({plan.games} games of up to {plan.plies} plies, "
@@ -532,9 +539,14 @@ def main(argv: list[str] | None = None) -> int:
         f"sending {len(alike)} replies of the bot's mean size; ratio "
         f"{bot.seconds / alike_s:.1f} x"
     )
+    last_reply = (arrivals[-1] - bot.began) if arrivals else bot.seconds
     print(
-        f"of which:         {first_reply:.2f} s from the start to the first reply's arrival "
-        f"(start, reading, handling), {sending:.2f} s after it (sending)"
+        f"replies out:      the first {first_reply:.2f} s after the start, the last "
+        f"{last_reply:.2f} s after it"
+    )
+    print(
+        f"cpu:              {bot.cpu:.2f} s the poll process (with its courier), "
+        f"{listener_cpu:.2f} s the SMTP listener, on {os.cpu_count()} cores"
     )
     print(
         f"process start:    {start.seconds:.2f} s "

@@ -2,4 +2,5 @@
 
 from mailbot.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a child process (the courier) imports it
+    raise SystemExit(main())

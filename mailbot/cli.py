@@ -147,7 +147,7 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_import_arguments,
 )
 def tournament_import(ctx: Context, args: argparse.Namespace) -> int:
-    from mailbot.daemon import deliver
+    from mailbot.courier import deliver
     from mailbot.events import TournamentStarted
     from mailbot.notifier import Notifier
     from mailbot.postman import Postman
@@ -270,7 +270,7 @@ def poll(ctx: Context, args: argparse.Namespace) -> int:
     arguments=_now_arguments,
 )
 def sweep(ctx: Context, args: argparse.Namespace) -> int:
-    from mailbot.daemon import deliver
+    from mailbot.courier import deliver
     from mailbot.postman import Postman
     from mailbot.sweep import sweep as run_sweep
 
@@ -304,7 +304,7 @@ def td(ctx: Context, args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
     from mailbot import director
-    from mailbot.daemon import deliver
+    from mailbot.courier import deliver
     from mailbot.notifier import Notifier
     from mailbot.postman import Postman
     from mailbot.store import Tournament

@@ -2,12 +2,13 @@
 
 A pass fetches every message waiting in the inbox, hands each to the desk,
 files it (done or quarantine) only after the desk committed, then sends what
-the outbox has due. The daemon repeats passes, waiting with IMAP IDLE in
-between (re-issued every few minutes), and never exits on its own: when the
-IMAP server, the database or the SMTP server goes away it logs one line,
-waits with back-off and goes on. SIGTERM stops it within seconds, even in
-the middle of a backlog or while SMTP hangs: the message in hand is finished
-or rolled back, the rest waits for the next start.
+the outbox has due; with a backlog, a courier process (:mod:`mailbot.courier`)
+sends each batch's answers while the desk reads the next. The daemon repeats
+passes, waiting with IMAP IDLE in between (re-issued every few minutes), and
+never exits on its own: when the IMAP server, the database or the SMTP server
+goes away it logs one line, waits with back-off and goes on. SIGTERM stops it
+within seconds, even in the middle of a backlog or while SMTP hangs: the
+message in hand is finished or rolled back, the rest waits for the next start.
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import Config
+from mailbot.courier import Courier, deliver, wanted
 from mailbot.desk import Desk, Outcome, Policy, StoreUnavailable
 from mailbot.inbox import Fetched, Mailbox, MailboxError
-from mailbot.notifier import tell_director_undeliverable
-from mailbot.outbox import Delivery, deliver_due
+from mailbot.outbox import Delivery
 from mailbot.postman import Postman
 from mailbot.store import Game, Move, Outbox, Tournament, store_problem
 
@@ -70,23 +71,6 @@ def policy_of(config: Config) -> Policy:
     )
 
 
-def deliver(
-    config: Config,
-    sessions: sessionmaker[Session],
-    postman: Postman,
-    now: datetime.datetime,
-    stopping: Callable[[], bool] = lambda: False,
-) -> Delivery:
-    """Send what the outbox has due; a message given up is reported to its director."""
-    return deliver_due(
-        sessions,
-        postman,
-        now,
-        on_give_up=tell_director_undeliverable(config.smtp.sender),
-        stopping=stopping,
-    )
-
-
 @dataclasses.dataclass(frozen=True)
 class PassReport:
     """What one pass did: outcomes by kind and the outbox delivery."""
@@ -111,6 +95,8 @@ def read_mailbox(
     stopping: Callable[[], bool] = lambda: False,
     guard: Callable[[], AbstractContextManager[None]] | None = None,
     batch: int = BATCH,
+    uids: list[int] | None = None,
+    after_batch: Callable[[], None] | None = None,
 ) -> Counter[str]:
     """Hand every waiting message to the desk and file it by the outcome.
 
@@ -121,6 +107,8 @@ def read_mailbox(
     duplicates. Once ``stopping()`` says so, the desk commits what it has
     handled of the batch and the rest waits in the inbox. ``guard`` wraps
     the desk's work on each batch (the daemon holds its stop signal there).
+    ``uids`` are the messages waiting, if the caller asked already;
+    ``after_batch`` is called once each batch is committed and filed.
     """
     counts: Counter[str] = Counter()
     waiting: list[Fetched] = []
@@ -138,8 +126,10 @@ def read_mailbox(
             *(f.uid for f, o in handled if o not in (Outcome.QUARANTINED, Outcome.FAILED))
         )
         waiting.clear()
+        if after_batch is not None:
+            after_batch()
 
-    for fetched in mailbox.fetch(mailbox.pending_uids()):
+    for fetched in mailbox.fetch(mailbox.pending_uids() if uids is None else uids):
         if stopping():
             waiting.clear()
             break
@@ -211,22 +201,51 @@ def _site_marks(session: Session, now: datetime.datetime) -> dict[str, tuple[obj
 def poll_once(config: Config, sessions: sessionmaker[Session], now: Clock) -> PassReport:
     """One pass: read the inbox, then send what is due (``mailbot poll --once``).
 
-    Raises :class:`MailboxError` or :class:`StoreUnavailable` when a server
-    cannot be reached; a bad message never makes it fail.
+    With a backlog, a courier (:mod:`mailbot.courier`) sends each batch's
+    answers while the desk handles the next. Raises :class:`MailboxError` or
+    :class:`StoreUnavailable` when a server cannot be reached; a bad message
+    never makes it fail.
     """
     desk = Desk(sessions, policy_of(config))
     postman = Postman(config.smtp)
+    courier: Courier | None = None
+    early = Delivery()
     try:
-        with Mailbox(config.imap) as mailbox:
-            counts = read_mailbox(mailbox, desk, now)
+        try:
+            with Mailbox(config.imap) as mailbox:
+                uids = mailbox.pending_uids()
+                courier = _courier_for(config, sessions, len(uids), now())
+                nudge = None if courier is None else (lambda: courier.nudge(now()))
+                counts = read_mailbox(mailbox, desk, now, uids=uids, after_batch=nudge)
+        finally:
+            # the courier ends before the pass sends, so that no message goes twice
+            if courier is not None:
+                early = courier.finish(now())
     except StoreUnavailable:
         raise
     except BaseException:
         # what is committed goes out even when the mailbox fails mid-pass
         _deliver_quietly(config, sessions, postman, now())
         raise
-    delivery = deliver(config, sessions, postman, now())
+    delivery = early + deliver(config, sessions, postman, now())
     return PassReport(dict(counts), delivery)
+
+
+def _courier_for(
+    config: Config, sessions: sessionmaker[Session], waiting: int, now: datetime.datetime
+) -> Courier | None:
+    """A courier for a backlog of ``waiting`` messages, or None (too few, or it cannot start)."""
+    bind = sessions.kw.get("bind")
+    if bind is None:
+        return None
+    url = bind.url.render_as_string(hide_password=False)
+    if not wanted(waiting, url):
+        return None
+    try:
+        return Courier.start(config, url, now)
+    except OSError as exc:
+        log.warning("courier: cannot start (%s); the pass sends after reading", exc)
+        return None
 
 
 def _deliver_quietly(
@@ -356,7 +375,7 @@ class Daemon:
             log.info("outbox: %s", delivery.line())
 
     def _pass(self, mailbox: Mailbox) -> None:
-        counts = read_mailbox(mailbox, self.desk, wall_clock, self._is_stopping, self._hold)
+        counts = self._read(mailbox)
         if counts:
             log.info("read %s", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
         self._up()
@@ -364,6 +383,35 @@ class Daemon:
         self._deliver()
         if counts or swept or not self._published:
             self._publish()
+
+    def _read(self, mailbox: Mailbox) -> Counter[str]:
+        """Read the inbox; with a backlog, a courier sends each batch's answers meanwhile."""
+        uids = mailbox.pending_uids()
+        courier = _courier_for(self.config, self.sessions, len(uids), wall_clock())
+        if courier is None:
+            return read_mailbox(
+                mailbox, self.desk, wall_clock, self._is_stopping, self._hold, uids=uids
+            )
+        try:
+            counts = read_mailbox(
+                mailbox,
+                self.desk,
+                wall_clock,
+                self._is_stopping,
+                self._hold,
+                uids=uids,
+                after_batch=lambda: courier.nudge(wall_clock()),
+            )
+        except BaseException:
+            courier.abandon()
+            raise
+        if self.stopping.is_set():
+            courier.abandon()
+        else:
+            delivery = courier.finish(wall_clock())
+            if delivery.sent or delivery.deferred or delivery.failed:
+                log.info("outbox (while reading): %s", delivery.line())
+        return counts
 
     _published = False
 

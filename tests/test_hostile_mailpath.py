@@ -31,7 +31,7 @@ from mailservers import ImapAccount, SmtpSink
 from sqlalchemy import select
 
 from mailbot.cli import main
-from mailbot.daemon import deliver
+from mailbot.courier import deliver
 from mailbot.desk import Outcome
 from mailbot.inbox import Fetched
 from mailbot.letters import read_letter

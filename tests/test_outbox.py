@@ -25,7 +25,7 @@ from mailservers import ImapAccount, SmtpSink
 
 from mailbot.cli import main
 from mailbot.config import config_from_mapping
-from mailbot.daemon import deliver
+from mailbot.courier import deliver
 from mailbot.outbox import compose, queue
 from mailbot.postman import Postman
 from mailbot.store import Outbox

@@ -18,7 +18,7 @@ import pytest
 from harness import Federation, text_of
 from mailservers import ImapAccount, SmtpSink
 
-from mailbot.daemon import deliver
+from mailbot.courier import deliver
 from mailbot.postman import Postman
 from mailbot.sweep import sweep
 

@@ -1,0 +1,186 @@
+"""The courier: a second process that sends the outbox while a pass reads a backlog.
+
+A pass hands the inbox to the desk fifty messages to a transaction, and each
+batch's answers are committed with it. Without a courier they wait in the
+outbox until the pass has handled its last message; with one, they go out as
+soon as their batch is committed, from a process of its own (on the
+machine's other core), while the desk handles the next batch. The courier
+sends as a pass does (:func:`deliver`: rows marked sent 25 to a transaction,
+row locks on PostgreSQL), and the pass waits for it to finish before it
+sends what is left, so no message goes twice.
+
+A pass starts a courier only for a backlog of more than one batch, and only
+on a database another process can open (not SQLite in memory):
+
+>>> wanted(51, "sqlite:////var/lib/mailbot/mailbot.db"), wanted(50, "sqlite:////var/lib/m.db")
+(True, False)
+>>> wanted(500, "sqlite://"), wanted(500, "postgresql+psycopg://bot@db/cc")
+(False, True)
+
+If the pass dies, the courier sees its pipe close and stops after the
+message in hand; if the courier dies, the pass sends what it left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime
+import logging
+import multiprocessing
+import signal
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from mailbot.config import Config
+from mailbot.notifier import tell_director_undeliverable
+from mailbot.outbox import Delivery, deliver_due
+from mailbot.postman import Postman
+from mailbot.store import make_engine, session_factory
+
+log = logging.getLogger(__name__)
+
+#: A backlog of more messages than this (one batch) gets a courier.
+BACKLOG = 50
+#: How long an idle courier waits for the next batch before it looks at the outbox again.
+IDLE = 0.05
+
+
+def deliver(
+    config: Config,
+    sessions: sessionmaker[Session],
+    postman: Postman,
+    now: datetime.datetime,
+    stopping: Callable[[], bool] = lambda: False,
+) -> Delivery:
+    """Send what the outbox has due; a message given up is reported to its director."""
+    return deliver_due(
+        sessions,
+        postman,
+        now,
+        on_give_up=tell_director_undeliverable(config.smtp.sender),
+        stopping=stopping,
+    )
+
+
+def wanted(waiting: int, url: str) -> bool:
+    """Whether a backlog of ``waiting`` messages on the database ``url`` gets a courier."""
+    parsed = make_url(url)
+    in_memory = parsed.get_backend_name() == "sqlite" and (
+        parsed.database in (None, "", ":memory:") or parsed.query.get("mode") == "memory"
+    )
+    return waiting > BACKLOG and not in_memory
+
+
+@dataclasses.dataclass
+class Courier:
+    """A running courier, seen from the pass that started it."""
+
+    process: BaseProcess
+    conn: Connection
+
+    @classmethod
+    def start(cls, config: Config, url: str, now: datetime.datetime) -> Courier:
+        """Start a courier on the database ``url`` (with its password: the child opens it)."""
+        context = multiprocessing.get_context("spawn")  # no fork of a process with threads
+        ours, theirs = context.Pipe()
+        level = logging.getLogger().getEffectiveLevel()
+        process = context.Process(
+            target=_run,
+            args=(config, url, now, theirs, level),
+            name="mailbot-courier",
+            daemon=True,
+        )
+        process.start()
+        theirs.close()
+        return cls(process, ours)
+
+    def nudge(self, now: datetime.datetime) -> None:
+        """A batch is committed: its answers are there to send."""
+        self._say("go", now)
+
+    def finish(self, now: datetime.datetime) -> Delivery:
+        """Let the courier send what is due and stop; what it sent in all.
+
+        Returns an empty delivery if it ended without a report (it crashed):
+        the pass then sends what it left.
+        """
+        self._say("done", now)
+        delivered = Delivery()
+        try:
+            if self.conn.poll(None):
+                delivered = self.conn.recv()
+        except (EOFError, OSError):
+            log.warning("courier: ended without a report; the pass sends what it left")
+        self.process.join(5.0)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join()
+        self.conn.close()
+        return delivered
+
+    def abandon(self) -> None:
+        """Stop the courier after the message in hand, sending nothing more (a stop signal)."""
+        self.conn.close()  # it sees the pipe close, as when the pass dies
+        self.process.join(2.0)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(1.0)
+
+    def _say(self, what: str, now: datetime.datetime) -> None:
+        with contextlib.suppress(OSError, ValueError):  # gone: the pass sends after it
+            self.conn.send((what, now))
+
+
+@dataclasses.dataclass
+class _Heard:
+    """What the pass has said so far."""
+
+    now: datetime.datetime
+    done: bool = False
+    gone: bool = False
+
+
+def _run(config: Config, url: str, now: datetime.datetime, conn: Connection, level: int) -> None:
+    """The courier's process: send, wait for the next batch, send, until told to finish."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the pass, which decides
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger().addHandler(handler)
+    logging.getLogger().setLevel(level)
+    engine = make_engine(url)
+    sessions = session_factory(engine)
+    postman = Postman(config.smtp)
+    heard = _Heard(now)
+
+    def hear(wait: float) -> bool:
+        """Read what the pass said (waiting up to ``wait`` s); True once it is gone."""
+        try:
+            while not heard.gone and conn.poll(wait):
+                what, heard.now = conn.recv()
+                heard.done = heard.done or what == "done"
+                wait = 0.0
+        except (EOFError, OSError):
+            heard.gone = True
+        return heard.gone
+
+    total = Delivery()
+    try:
+        while not heard.gone:
+            last = heard.done  # told to finish: one more whole pass, then stop
+            total += deliver(config, sessions, postman, heard.now, lambda: hear(0.0))
+            if last or heard.gone:
+                break
+            hear(IDLE)
+        if not heard.gone:
+            conn.send(total)
+    except Exception as exc:
+        log.error("courier: %s: %s; the pass sends the rest", type(exc).__name__, exc)
+        log.debug("the failure in full", exc_info=True)
+    finally:
+        engine.dispose()
+        conn.close()

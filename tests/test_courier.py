@@ -1,0 +1,166 @@
+"""A backlog's answers go out while the backlog is read (the courier).
+
+``poll --once`` hands a backlog to the desk fifty messages to a transaction.
+With more than one batch waiting, a courier process sends each committed
+batch's answers while the desk handles the next, so players hear back while
+the bot is still reading; the pass waits for the courier before it sends
+what is left, so every answer goes once. Real Dovecot and a real SMTP
+listener; the store on SQLite and, under ``MAILBOT_TEST_STORE=postgresql``,
+on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from harness import Federation
+from mailservers import ImapAccount, SmtpSink
+from sqlalchemy import func, select
+
+from mailbot.desk import Desk, Outcome
+from mailbot.inbox import Fetched
+from mailbot.outbox import MARKS
+from mailbot.store import Move, Outbox
+
+UTC = datetime.UTC
+INDEX = "CO-1"
+PLAYERS = 40
+#: Three batches of fifty and a part: more than one batch gets a courier.
+GAMES = 120
+FIRST = datetime.datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+
+
+def _email(i: int) -> str:
+    return f"p{i:02d}@players.example"
+
+
+def _pairs() -> list[tuple[int, int]]:
+    """120 games among 40 players, each White in three: nobody nears the reply cap."""
+    return [(i, (i + k) % PLAYERS) for k in (1, 2, 3) for i in range(PLAYERS)]
+
+
+def _start_list() -> str:
+    entries = [f"{{id: p{i:02d}, name: Player {i}, email: {_email(i)}}}" for i in range(PLAYERS)]
+    entries += [f"{{white: p{w:02d}, black: p{b:02d}}}" for w, b in _pairs()]
+    head = f"index: {INDEX}\nname: Courier cup\nprofile: bg-email\nstart: 2026-03-01\n"
+    head += "end: 2027-06-30\nlanguage: en\nnotation: en\n"
+    head += "director: {name: Tom Director, email: td@federation.example}\n"
+    players, games = entries[:PLAYERS], entries[PLAYERS:]
+    return head + "".join(
+        f"{title}:\n" + "".join(f"  - {e}\n" for e in group)
+        for title, group in (("players", players), ("games", games))
+    )
+
+
+@pytest.fixture
+def fed(
+    store_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
+) -> Iterator[Federation]:
+    """The cup, with every White's first move waiting in the inbox, one a minute."""
+    federation = Federation(store_url, imap_account, smtp_sink, _start_list(), tmp_path)
+    try:
+        for number, (white, _black) in enumerate(_pairs(), 1):
+            at = FIRST + datetime.timedelta(minutes=number)
+            federation.write(_email(white), "1. e2-e4", at, subject=f"[{INDEX}/{number}] move")
+        yield federation
+    finally:
+        federation.close()
+
+
+Receive = Callable[[Desk, Sequence[Fetched], datetime.datetime], list[Outcome]]
+
+
+def _on_batch(
+    monkeypatch: pytest.MonkeyPatch, before: Callable[[int], None]
+) -> collections.Counter[str]:
+    """Call ``before(n)`` as the desk takes its ``n``-th batch (1, 2, ...)."""
+    calls: collections.Counter[str] = collections.Counter()
+    original: Receive = Desk.receive_all  # type: ignore[assignment]
+
+    def receive_all(
+        desk: Desk, batch: Sequence[Fetched], now: datetime.datetime, *rest: object
+    ) -> list[Outcome]:
+        calls["batches"] += 1
+        before(calls["batches"])
+        return original(desk, batch, now, *rest)  # type: ignore[call-arg]
+
+    monkeypatch.setattr(Desk, "receive_all", receive_all)
+    return calls
+
+
+def _wait(done: Callable[[], bool], seconds: float) -> bool:
+    until = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > until:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def _check_all_sent_once(fed: Federation, sink: SmtpSink, report: str, *, twice: int) -> None:
+    """Every White's move applied and forwarded to Black, and confirmed to White: 240
+    answers, each Message-ID at most ``twice`` times more than once."""
+    with fed.sessions() as session:
+        assert session.scalar(select(func.count()).select_from(Move)) == GAMES
+        statuses = collections.Counter(session.scalars(select(Outbox.status)).all())
+    assert statuses == {"sent": 2 * GAMES}, statuses
+    ids = collections.Counter(str(m.message["Message-ID"]) for m in sink.messages)
+    assert len(ids) == 2 * GAMES
+    repeated = sum(n - 1 for n in ids.values())
+    assert repeated <= twice, f"{repeated} answers went twice"
+    for w, b in _pairs():
+        assert sink.to(_email(b)), f"Black of {w}-{b} heard nothing"
+    assert "handled=120" in report and "failed=0" in report, report
+    assert fed.pending_in_inbox() == 0
+
+
+def test_a_backlogs_answers_go_out_while_it_is_read(
+    fed: Federation, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before the desk takes the third batch, the first batch's players have their
+    answers; at the end every answer has gone, each once."""
+    heard: list[int] = []
+
+    def before(n: int) -> None:
+        if n == 3:  # the first batch is committed; the courier has had it a while
+            _wait(lambda: len(smtp_sink.messages) >= 2, 60.0)
+            heard.append(len(smtp_sink.messages))
+
+    calls = _on_batch(monkeypatch, before)
+    report = fed.poll(FIRST + datetime.timedelta(hours=3)).line()
+    assert calls["batches"] == 3
+    assert heard and heard[0] >= 2, "no answer went out while the backlog was read"
+    _check_all_sent_once(fed, smtp_sink, report, twice=0)
+    assert "sent=240" in report, report
+
+
+def test_if_the_courier_dies_the_pass_sends_what_it_left(
+    fed: Federation, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The courier is killed (SIGKILL) once it has sent a few answers: the pass still
+    reads the whole backlog and sends every answer; those the courier had sent but
+    not yet marked (at most one group of ``MARKS``) go twice, none is lost."""
+    killed: list[int] = []
+
+    def before(n: int) -> None:
+        if n == 2:
+            couriers = [p for p in multiprocessing.active_children() if p.name == "mailbot-courier"]
+            assert couriers, "no courier for a backlog of three batches"
+            _wait(lambda: len(smtp_sink.messages) >= 1, 60.0)
+            assert couriers[0].pid is not None
+            os.kill(couriers[0].pid, signal.SIGKILL)
+            couriers[0].join(10)
+            killed.append(len(smtp_sink.messages))
+
+    _on_batch(monkeypatch, before)
+    report = fed.poll(FIRST + datetime.timedelta(hours=3)).line()
+    assert killed, "the courier was not killed"
+    _check_all_sent_once(fed, smtp_sink, report, twice=MARKS)
