@@ -21,6 +21,7 @@ when sending (:func:`smtp_address`)::
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import unicodedata
 
@@ -48,7 +49,10 @@ class AddressError(ValueError):
     """An address the bot cannot use: not an address, or not carried by the path."""
 
 
+@functools.lru_cache(maxsize=4096)
 def _unicode_domain(domain: str) -> str:
+    # a few domains recur in every message (the players', the bot's): IDNA decoding,
+    # in pure Python, is worth remembering
     domain = domain.strip().rstrip(".")
     try:
         return str(idna.decode(domain))
