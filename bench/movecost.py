@@ -49,6 +49,7 @@ from deskbench import Bench
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
+from mailbot.cli import tune_collector
 from mailbot.desk import Outcome
 from mailbot.store import Game, Move
 
@@ -310,4 +311,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    tune_collector()  # the desk runs in this process: set it up as `mailbot` is
     raise SystemExit(main())

@@ -38,6 +38,7 @@ from backlog import database
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
+from mailbot.cli import tune_collector
 from mailbot.startlist import start_list_from_mapping
 from mailbot.store import (
     Game,
@@ -147,4 +148,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    tune_collector()  # the desk runs in this process: set it up as `mailbot` is
     raise SystemExit(main())
