@@ -44,6 +44,7 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 from email.message import EmailMessage
+from email.parser import BytesParser
 from pathlib import Path
 
 import chess
@@ -243,18 +244,26 @@ class TimedSink(SmtpSink):
         super().__init__()
         self.arrivals: list[float] = []
         self.sizes: list[int] = []
+        #: The bytes of each message, unparsed (:meth:`event` reads one's header).
+        self.raws: list[bytes] = []
 
     async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
         # The size and the arrival time are all the figures need: no MIME parse here, which
         # would charge the listener's own parsing (a multipart reply costs it twice a plain
         # one) to whoever sends.
         arrived = time.perf_counter()
-        size = len(envelope.original_content or envelope.content)  # type: ignore[attr-defined]
+        raw = envelope.original_content or envelope.content  # type: ignore[attr-defined]
         with self._arrived:
             self.arrivals.append(arrived)
-            self.sizes.append(size)
+            self.sizes.append(len(raw))
+            self.raws.append(raw)
             self._arrived.notify_all()
         return "250 OK"
+
+    def event(self, i: int) -> str:
+        """The ``X-Mailbot-Event`` of the ``i``-th message (its header only is parsed)."""
+        head = BytesParser(policy=email.policy.default).parsebytes(self.raws[i], headersonly=True)
+        return str(head["X-Mailbot-Event"] or "")
 
     def wait_arrivals(self, count: int, seconds: float) -> list[float]:
         """Block until ``count`` messages arrived in all; their arrival times."""

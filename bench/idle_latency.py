@@ -131,9 +131,7 @@ def main(argv: list[str] | None = None) -> int:
                     waiting = fed_inbox_count(fed)
                     break
                 opponent = next(
-                    arrivals[i]
-                    for i in range(before, len(arrivals))
-                    if sink.messages[i].message["X-Mailbot-Event"] == "move"
+                    arrivals[i] for i in range(before, len(arrivals)) if sink.event(i) == "move"
                 )
                 latencies.append((opponent - appended) * 1000)
         finally:
