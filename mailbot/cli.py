@@ -571,10 +571,11 @@ def tune_collector() -> None:
     board, the mail); at Python's default threshold (700) the cyclic
     collector runs every few messages, and each of its full passes walks
     every object the process holds: a tenth of the time a move costs, and
-    more the longer the game. Here it runs after 50,000 new objects, and what
-    is loaded at the start (modules, the configuration) is set aside for
-    good (:func:`gc.freeze`). Only the process's entry point calls this: a
-    program that imports the bot keeps its own settings.
+    more the longer the game. Here it runs after 10,000 new objects (and
+    the older generations a tenth as often), and what is loaded at the start
+    (modules, the configuration) is set aside for good (:func:`gc.freeze`).
+    Only the process's entry point calls this: a program that imports the
+    bot keeps its own settings.
     """
     gc.set_threshold(10_000, 10, 10)
     gc.freeze()
