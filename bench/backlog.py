@@ -238,24 +238,23 @@ def scenario(
 
 
 class TimedSink(SmtpSink):
-    """The SMTP listener, noting when each message arrived (``time.perf_counter``) and its size."""
+    """The SMTP listener, noting when each message arrived (``time.perf_counter``) and its
+    bytes."""
 
     def __init__(self) -> None:
         super().__init__()
         self.arrivals: list[float] = []
-        self.sizes: list[int] = []
         #: The bytes of each message, unparsed (:meth:`event` reads one's header).
         self.raws: list[bytes] = []
 
     async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
-        # The size and the arrival time are all the figures need: no MIME parse here, which
+        # The bytes and the arrival time are all the figures need: no MIME parse here, which
         # would charge the listener's own parsing (a multipart reply costs it twice a plain
         # one) to whoever sends.
         arrived = time.perf_counter()
         raw = envelope.original_content or envelope.content  # type: ignore[attr-defined]
         with self._arrived:
             self.arrivals.append(arrived)
-            self.sizes.append(len(raw))
             self.raws.append(raw)
             self._arrived.notify_all()
         return "250 OK"
@@ -496,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
             after = resource.getrusage(resource.RUSAGE_SELF)
             # this process only waited meanwhile: its CPU is the listener's
             listener_cpu = after.ru_utime + after.ru_stime - mine.ru_utime - mine.ru_stime
-            bot_sizes = sink.sizes[offset:]
+            bot_sizes = [len(raw) for raw in sink.raws[offset:]]
             # the send floor again, with replies as large as the bot's (text and HTML)
             mean = sum(bot_sizes) / len(bot_sizes) if bot_sizes else 0
             overhead = floor_size - args.reply_bytes

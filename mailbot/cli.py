@@ -36,7 +36,7 @@ from typing import TextIO
 from sqlalchemy.orm import Session
 
 from mailbot import __version__
-from mailbot.config import Config, ConfigError, load_config
+from mailbot.config import LOG_FORMAT, Config, ConfigError, load_config
 from mailbot.postman import compose_address
 from mailbot.startlist import StartListError, load_start_list
 from mailbot.store import (
@@ -664,7 +664,7 @@ def _logging_to_stderr() -> Iterator[Callable[[str], None]]:
     """Log to stderr for the duration of one command; yields a level setter."""
     root = logging.getLogger()
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
     saved = root.level, logging.getLogger("alembic").level
 
     def set_level(level: str) -> None:

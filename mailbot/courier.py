@@ -12,10 +12,10 @@ sends what is left, so no message goes twice.
 A pass starts a courier only for a backlog of more than one batch, and only
 on a database another process can open (not SQLite in memory):
 
->>> wanted(51, "sqlite:////var/lib/mailbot/mailbot.db"), wanted(50, "sqlite:////var/lib/m.db")
+>>> shareable("sqlite:////var/lib/mailbot/mailbot.db"), shareable("sqlite://")
 (True, False)
->>> wanted(500, "sqlite://"), wanted(500, "postgresql+psycopg://bot@db/cc")
-(False, True)
+>>> shareable("postgresql+psycopg://bot@db/cc")
+True
 
 If the pass dies, the courier sees its pipe close and stops after the
 message in hand; if the courier dies, the pass sends what it left.
@@ -36,7 +36,7 @@ from multiprocessing.process import BaseProcess
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot.config import Config
+from mailbot.config import LOG_FORMAT, Config
 from mailbot.notifier import tell_director_undeliverable
 from mailbot.outbox import Delivery, deliver_due
 from mailbot.postman import Postman
@@ -44,8 +44,6 @@ from mailbot.store import make_engine, session_factory
 
 log = logging.getLogger(__name__)
 
-#: A backlog of more messages than this (one batch) gets a courier.
-BACKLOG = 50
 #: How long an idle courier waits for the next batch before it looks at the outbox again.
 IDLE = 0.05
 
@@ -67,13 +65,13 @@ def deliver(
     )
 
 
-def wanted(waiting: int, url: str) -> bool:
-    """Whether a backlog of ``waiting`` messages on the database ``url`` gets a courier."""
+def shareable(url: str) -> bool:
+    """Whether a courier (another process) can open the database ``url``."""
     parsed = make_url(url)
     in_memory = parsed.get_backend_name() == "sqlite" and (
         parsed.database in (None, "", ":memory:") or parsed.query.get("mode") == "memory"
     )
-    return waiting > BACKLOG and not in_memory
+    return not in_memory
 
 
 @dataclasses.dataclass
@@ -149,7 +147,7 @@ def _run(config: Config, url: str, now: datetime.datetime, conn: Connection, lev
     """The courier's process: send, wait for the next batch, send, until told to finish."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the pass, which decides
     handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
     logging.getLogger().addHandler(handler)
     logging.getLogger().setLevel(level)
     engine = make_engine(url)

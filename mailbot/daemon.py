@@ -33,7 +33,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import Config
-from mailbot.courier import Courier, deliver, wanted
+from mailbot.courier import Courier, deliver, shareable
 from mailbot.desk import Desk, Outcome, Policy, StoreUnavailable
 from mailbot.inbox import Fetched, Mailbox, MailboxError
 from mailbot.outbox import Delivery
@@ -198,6 +198,42 @@ def _site_marks(session: Session, now: datetime.datetime) -> dict[str, tuple[obj
     }
 
 
+def read_backlog(
+    config: Config,
+    sessions: sessionmaker[Session],
+    mailbox: Mailbox,
+    desk: Desk,
+    now: Clock,
+    stopping: Callable[[], bool] = lambda: False,
+    guard: Callable[[], AbstractContextManager[None]] | None = None,
+) -> tuple[Counter[str], Delivery]:
+    """:func:`read_mailbox`, with a courier when more than one batch waits.
+
+    Returns the outcomes and what the courier sent. The courier has ended
+    when this returns or raises, so the caller's own sending goes after it
+    and no message goes twice: it finishes what is due once the inbox is
+    read, and stops after the message in hand on a stop or a failure.
+    """
+    uids = mailbox.pending_uids()
+    courier = _courier_for(config, sessions, len(uids), now())
+    if courier is None:
+        return read_mailbox(mailbox, desk, now, stopping, guard, uids=uids), Delivery()
+    try:
+        counts = read_mailbox(
+            mailbox,
+            desk,
+            now,
+            stopping,
+            guard,
+            uids=uids,
+            after_batch=lambda: courier.nudge(now()),
+        )
+        sent = Delivery() if stopping() else courier.finish(now())
+    finally:
+        courier.abandon()  # at once if it finished
+    return counts, sent
+
+
 def poll_once(config: Config, sessions: sessionmaker[Session], now: Clock) -> PassReport:
     """One pass: read the inbox, then send what is due (``mailbot poll --once``).
 
@@ -208,19 +244,9 @@ def poll_once(config: Config, sessions: sessionmaker[Session], now: Clock) -> Pa
     """
     desk = Desk(sessions, policy_of(config))
     postman = Postman(config.smtp)
-    courier: Courier | None = None
-    early = Delivery()
     try:
-        try:
-            with Mailbox(config.imap) as mailbox:
-                uids = mailbox.pending_uids()
-                courier = _courier_for(config, sessions, len(uids), now())
-                nudge = None if courier is None else (lambda: courier.nudge(now()))
-                counts = read_mailbox(mailbox, desk, now, uids=uids, after_batch=nudge)
-        finally:
-            # the courier ends before the pass sends, so that no message goes twice
-            if courier is not None:
-                early = courier.finish(now())
+        with Mailbox(config.imap) as mailbox:
+            counts, early = read_backlog(config, sessions, mailbox, desk, now)
     except StoreUnavailable:
         raise
     except BaseException:
@@ -234,12 +260,13 @@ def poll_once(config: Config, sessions: sessionmaker[Session], now: Clock) -> Pa
 def _courier_for(
     config: Config, sessions: sessionmaker[Session], waiting: int, now: datetime.datetime
 ) -> Courier | None:
-    """A courier for a backlog of ``waiting`` messages, or None (too few, or it cannot start)."""
+    """A courier for a backlog of ``waiting`` messages, or None (one batch or fewer, a
+    database no other process can open, or it cannot start)."""
     bind = sessions.kw.get("bind")
-    if bind is None:
+    if waiting <= BATCH or bind is None:
         return None
     url = bind.url.render_as_string(hide_password=False)
-    if not wanted(waiting, url):
+    if not shareable(url):
         return None
     try:
         return Courier.start(config, url, now)
@@ -386,31 +413,17 @@ class Daemon:
 
     def _read(self, mailbox: Mailbox) -> Counter[str]:
         """Read the inbox; with a backlog, a courier sends each batch's answers meanwhile."""
-        uids = mailbox.pending_uids()
-        courier = _courier_for(self.config, self.sessions, len(uids), wall_clock())
-        if courier is None:
-            return read_mailbox(
-                mailbox, self.desk, wall_clock, self._is_stopping, self._hold, uids=uids
-            )
-        try:
-            counts = read_mailbox(
-                mailbox,
-                self.desk,
-                wall_clock,
-                self._is_stopping,
-                self._hold,
-                uids=uids,
-                after_batch=lambda: courier.nudge(wall_clock()),
-            )
-        except BaseException:
-            courier.abandon()
-            raise
-        if self.stopping.is_set():
-            courier.abandon()
-        else:
-            delivery = courier.finish(wall_clock())
-            if delivery.sent or delivery.deferred or delivery.failed:
-                log.info("outbox (while reading): %s", delivery.line())
+        counts, delivery = read_backlog(
+            self.config,
+            self.sessions,
+            mailbox,
+            self.desk,
+            wall_clock,
+            self._is_stopping,
+            self._hold,
+        )
+        if delivery.sent or delivery.deferred or delivery.failed:
+            log.info("outbox (while reading): %s", delivery.line())
         return counts
 
     _published = False
