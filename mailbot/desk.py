@@ -2,12 +2,14 @@
 
 One inbound message is handled in one database transaction: its row (with the
 raw bytes), the moves and penalties it causes, and every reply it causes in
-the outbox. It goes through named stages: *record* (:meth:`Desk._record`),
-*trust* (machine mail, the From, DMARC), *route* (to the director's orders, a
-leave request, the game it is about, or an answer), *handle* (the word's
-handler in :mod:`mailbot.handlers`, which records what changes and returns
-events), *notify* (the :class:`~mailbot.notifier.Notifier` queues the mail the
-events mean) and *commit*. A message already handled is recognised by the hash of its bytes,
+the outbox (in a batch, the row is recorded as ``new`` just before, and its
+change from ``new`` is committed with the rest). It goes through named
+stages: *record* (:meth:`Desk._record`), *trust* (machine mail, the From,
+DMARC), *route* (to the director's orders, a leave request, the game it is
+about, or an answer), *handle* (the word's handler in
+:mod:`mailbot.handlers`, which records what changes and returns events),
+*notify* (the :class:`~mailbot.notifier.Notifier` queues the mail the events
+mean) and *commit*. A message already handled is recognised by the hash of its bytes,
 its (folder, UIDVALIDITY, UID), or its fingerprint (the same Message-ID from
 the same sender with the same text), and is not applied again (design.md,
 invariant 1). A reused Message-ID alone proves nothing: that message is new.
@@ -27,10 +29,11 @@ import enum
 import hashlib
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, event, or_, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -56,6 +59,7 @@ from mailbot.store import (
     held_back,
     players_writing_from,
     prefetch_games,
+    recent,
     store_problem,
 )
 
@@ -73,6 +77,10 @@ class Outcome(enum.Enum):
     IGNORED = "ignored"
     FAILED = "failed"
     QUARANTINED = "quarantined"
+
+
+class BatchTaken(RuntimeError):
+    """Another worker handled messages of a batch while this one did: it is rolled back."""
 
 
 class StoreUnavailable(RuntimeError):
@@ -114,6 +122,36 @@ def text_hash(letter: Letter) -> str | None:
         return None
     parts = (letter.from_addr, letter.body.strip())
     return hashlib.sha256("\x00".join(parts).encode("utf-8", "replace")).hexdigest()
+
+
+_CLAIM = "mailbot.claim"
+
+
+def _claim_before_writing(session: Session, *args: Any) -> None:
+    """Before a batch's first write on SQLite: its claim (:meth:`Desk._claim`)."""
+    ids = session.info.pop(_CLAIM, None)
+    if ids:
+        Desk._claim(session, ids)
+
+
+event.listen(Session, "before_flush", _claim_before_writing)
+
+
+def _single_writer(session: Session) -> bool:
+    """Whether the database takes one writer at a time (SQLite), not row locks."""
+    return session.get_bind().dialect.name == "sqlite"
+
+
+def _first_of(
+    rows: Sequence[InboundMessage], sha: str, mark: str | None, fetched: Fetched
+) -> InboundMessage | None:
+    """The row among ``rows`` that records the message: the same bytes or text decide
+    before the same place in the mailbox."""
+    same = [r for r in rows if r.raw_sha256 == sha or (mark and r.fingerprint == mark)]
+    if same:
+        return same[0]
+    place = (fetched.folder, fetched.uidvalidity, fetched.uid)
+    return next((r for r in rows if (r.folder, r.uidvalidity, r.uid) == place), None)
 
 
 def _short(value: str | None, size: int = 80) -> str:
@@ -178,26 +216,52 @@ class Desk:
         The outcomes are what :meth:`receive` gives one message at a time, in
         order; the caller files the messages only after this returns, when
         the batch is durable. If any message of the batch fails (or another
-        worker recorded one first), the whole batch is rolled back and its
+        worker handled one first), the whole batch is rolled back and its
         messages are handled again one at a time, each in its own
         transaction, so a bad message costs the others nothing. Once
         ``stopping()`` says so, the messages handled so far are committed and
         the rest left: the outcomes are then fewer than the messages.
+
+        The messages' rows are recorded first, in a short transaction of their
+        own, as ``new``; a row's change from ``new`` is committed with what
+        its message did. The batch claims the rows (:meth:`_claim`) before it
+        reads a game, so a second worker on PostgreSQL waits for the first
+        and then finds the messages handled. On SQLite, which has one worker
+        and one write lock for the whole database, the claim comes with the
+        batch's first write, for a batch of moves at its end: the lock is
+        held only while the batch writes, so a courier sending the answers
+        of the batch before can mark them sent meanwhile.
         """
         if len(batch) < 2:
             return [self.receive(fetched, now) for fetched in batch[:1]]
         said: list[str] = []
         try:
-            with self.sessions() as session, session.begin():
-                outcomes: list[Outcome] = []
+            with self.sessions() as session:
                 read = [self._read(fetched) for fetched in batch]
-                # held for the batch: the session keeps only weak references
-                games = prefetch_games(session, (r[0].game_tag for r in read if r[0].game_tag))
-                for fetched, (letter, sha, mark) in zip(batch, read, strict=True):
-                    if outcomes and stopping():
-                        break
-                    outcomes.append(self._take(session, fetched, letter, sha, mark, now, said))
-                del games
+                with session.begin():
+                    rows, made = self._record_all(session, batch, read, now)
+                with session.begin():
+                    outcomes: list[Outcome] = []
+                    unhandled = {row.id for row in rows if row.status == "new"}
+                    if _single_writer(session):
+                        session.info[_CLAIM] = unhandled  # at the batch's first write
+                    else:
+                        self._claim(session, unhandled)
+                    # held for the batch: the session keeps only weak references
+                    games = prefetch_games(session, (r[0].game_tag for r in read if r[0].game_tag))
+                    for fetched, (letter, sha, mark), row in zip(batch, read, rows, strict=True):
+                        if outcomes and stopping():
+                            break
+                        outcomes.append(
+                            self._take(session, fetched, letter, sha, mark, now, said, row)
+                        )
+                    taken = {row.id for row in rows[: len(outcomes)]} & unhandled
+                    for row in rows[len(outcomes) :]:
+                        # recorded for a message this pass leaves in the mailbox: the next
+                        # pass records it again
+                        if row.id in made and row.id not in taken:
+                            session.delete(row)
+                    del games
         except Exception as exc:
             log.info(
                 "a batch of %d messages was rolled back (%s); one at a time",
@@ -213,6 +277,25 @@ class Desk:
         for line in said:
             log.info("%s", line)
         return outcomes
+
+    @staticmethod
+    def _claim(session: Session, ids: Iterable[int]) -> None:
+        """Take the rows ``ids`` (``new`` when the batch began) as this batch's:
+        :class:`BatchTaken` if another worker has handled one meanwhile.
+
+        It locks the rows (on SQLite the whole database), so it waits for
+        any transaction holding them and then sees them handled.
+        """
+        wanted = sorted(set(ids))
+        if not wanted:
+            return
+        claimed = session.connection().execute(
+            update(InboundMessage)
+            .where(InboundMessage.id.in_(wanted), InboundMessage.status == "new")
+            .values(attempts=InboundMessage.attempts)
+        )
+        if claimed.rowcount != len(wanted):
+            raise BatchTaken(f"{len(wanted) - claimed.rowcount} of the batch's messages")
 
     def _read(self, fetched: Fetched) -> tuple[Letter, str, str | None]:
         """The message read, the hash of its bytes and its fingerprint."""
@@ -231,6 +314,9 @@ class Desk:
         try:
             with self.sessions() as session, session.begin():
                 outcome = self._take(session, fetched, letter, sha, mark, now, said)
+        except BatchTaken:
+            log.info("message %s handled by another worker", _short(letter.message_id))
+            return Outcome.DUPLICATE
         except IntegrityError:
             with self.sessions() as session:
                 known = self._find(session, sha, mark, fetched)
@@ -243,6 +329,49 @@ class Desk:
             log.info("%s", line)
         return outcome
 
+    def _record_all(
+        self,
+        session: Session,
+        batch: Sequence[Fetched],
+        read: Sequence[tuple[Letter, str, str | None]],
+        now: datetime.datetime,
+    ) -> tuple[list[InboundMessage], set[int]]:
+        """Each message's inbound row: the one recorded before, else a new one; and the
+        ids of the new ones.
+
+        The rows are what :meth:`_find` and :meth:`_record` would give one
+        message after another: a message the same as an earlier one of the
+        batch (bytes, fingerprint or place) finds that one's row, which by its
+        turn has been handled.
+        """
+        shas = {sha for _letter, sha, _mark in read}
+        marks = {mark for _letter, _sha, mark in read if mark is not None}
+        places = {(f.folder, f.uidvalidity, f.uid) for f in batch}
+        clauses = [
+            InboundMessage.raw_sha256.in_(sorted(shas)),
+            tuple_(InboundMessage.folder, InboundMessage.uidvalidity, InboundMessage.uid).in_(
+                sorted(places)
+            ),
+        ]
+        if marks:
+            clauses.append(InboundMessage.fingerprint.in_(sorted(marks)))
+        known = list(
+            session.scalars(
+                select(InboundMessage).where(or_(*clauses)).order_by(InboundMessage.id)
+            ).all()
+        )
+        rows: list[InboundMessage] = []
+        made: list[InboundMessage] = []
+        for fetched, (letter, sha, mark) in zip(batch, read, strict=True):
+            row = _first_of(known, sha, mark, fetched)
+            if row is None:
+                row = self._record(session, letter, sha, mark, fetched, now, flush=False)
+                known.append(row)
+                made.append(row)
+            rows.append(row)
+        session.flush()
+        return rows, {row.id for row in made}
+
     def _take(
         self,
         session: Session,
@@ -252,18 +381,22 @@ class Desk:
         mark: str | None,
         now: datetime.datetime,
         said: list[str],
+        recorded: InboundMessage | None = None,
     ) -> Outcome:
         """Record and handle one message in ``session``'s transaction (the caller commits,
-        then logs ``said``).
+        then logs ``said``); ``recorded``, its row when the caller found or recorded it.
 
         A message handled before is a duplicate; a copy of poison (or of one
         whose filing was cut short) joins it in quarantine.
         """
-        inbound = self._find(session, sha, mark, fetched)
+        inbound = recorded or self._find(session, sha, mark, fetched)
         if inbound is not None and inbound.status == "quarantined":
             return Outcome.QUARANTINED
         if inbound is None:
             inbound = self._record(session, letter, sha, mark, fetched, now)
+        elif recorded is None and inbound.status == "new":
+            # recorded, not handled: by a pass cut short, or by a worker handling it now
+            self._claim(session, {inbound.id})
         elif inbound.status != "new":
             log.info("message %s: already handled", _short(letter.message_id))
             return Outcome.DUPLICATE
@@ -313,9 +446,10 @@ class Desk:
         # What the session holds back (the previous message's answers) goes to the
         # database with this message's row.
         with held_back(session, InboundMessage):
-            found = session.scalars(select(InboundMessage).where(or_(*clauses))).all()
-        same = [r for r in found if r.raw_sha256 == sha or (mark and r.fingerprint == mark)]
-        return next(iter(same or found), None)
+            found = session.scalars(
+                select(InboundMessage).where(or_(*clauses)).order_by(InboundMessage.id)
+            ).all()
+        return _first_of(found, sha, mark, fetched)
 
     def _record(
         self,
@@ -325,8 +459,12 @@ class Desk:
         mark: str | None,
         fetched: Fetched,
         now: datetime.datetime,
+        *,
+        flush: bool = True,
     ) -> InboundMessage:
-        """The inbound row; without ``letter`` only what the mailbox says (poison's last resort)."""
+        """The inbound row; without ``letter`` only what the mailbox says (poison's last resort).
+
+        Written at once (for its id), unless ``flush`` is false."""
         row = InboundMessage(
             message_id=letter.message_id if letter else None,
             raw_sha256=sha,
@@ -344,7 +482,8 @@ class Desk:
             created_at=now,
         )
         session.add(row)
-        session.flush()
+        if flush:
+            session.flush()
         return row
 
     def _failed(
@@ -547,11 +686,14 @@ class Desk:
         session, letter = ctx.session, ctx.letter
         if letter.game_tag:
             index, _, number = letter.game_tag.rpartition("/")
-            g = session.scalars(
-                select(Game)
-                .join(Tournament)
-                .where(Tournament.index == index, Game.number == int(number))
-            ).first()
+            g = (
+                recent(session).games.get((index, int(number)))
+                or session.scalars(
+                    select(Game)
+                    .join(Tournament)
+                    .where(Tournament.index == index, Game.number == int(number))
+                ).first()
+            )
             return (g, None) if g is not None else (None, letter.game_tag)
         thread = [*letter.in_reply_to, *letter.references]
         if thread:

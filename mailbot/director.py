@@ -38,7 +38,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import chess
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from mailbot import events as ev
@@ -58,6 +58,7 @@ from mailbot.store import (
     Penalty,
     Player,
     Tournament,
+    held_back,
 )
 from mailbot.work import Work
 
@@ -724,6 +725,8 @@ def _call_for_claims(desk: Office, g: Game, withdrawn: Player) -> None:
 
 def tournaments_of(session: Session, address: str) -> list[Tournament]:
     """The tournaments ``address`` directs."""
-    return list(
-        session.scalars(select(Tournament).where(Tournament.director_email == address)).all()
-    )
+    with held_back(session, Tournament):
+        return list(session.scalars(_DIRECTED_BY, {"address": address}).all())
+
+
+_DIRECTED_BY = select(Tournament).where(Tournament.director_email == bindparam("address"))

@@ -23,7 +23,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import chess
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from mailbot import events as ev
@@ -60,7 +60,7 @@ from mailbot.store import (
     Outbox,
     Player,
     Tournament,
-    held_back,
+    recent,
 )
 
 __all__ = ["Notifier", "Origin", "one_index", "tell_director_undeliverable"]
@@ -1361,17 +1361,27 @@ def _last_mail_to(session: Session, g: Game, address: str) -> str | None:
     """The Message-ID of the bot's latest message about ``g`` to ``address`` (to keep
     the thread).
 
-    Only the addresses and Message-IDs of the latest rows are read, not their texts.
+    Only the addresses and Message-IDs of the latest rows are read, not their texts;
+    the rows queued in this transaction first, from memory. The new rows need not
+    be written to be read; changed ones (a director's new address) are.
     """
-    query = (
-        select(Outbox.message_id, Outbox.to_addrs)
-        .where(Outbox.game_id == g.id)
-        .order_by(Outbox.id.desc())
-        .limit(30)
-    )
-    with held_back(session, Outbox):  # the move goes to the database with the mail
-        rows = session.execute(query).all()
+    deleted = session.deleted
+    for row in reversed(recent(session).mail.get(g.id, ())):
+        if address in row.to_addrs and row not in deleted:
+            return row.message_id
+    if any(isinstance(row, Outbox) for row in (*session.dirty, *deleted)):
+        session.flush()
+    with session.no_autoflush:  # the new rows are those above
+        rows = session.execute(_LAST_MAIL, {"game": g.id}).all()
     return next((message_id for message_id, to in rows if address in to), None)
+
+
+_LAST_MAIL = (
+    select(Outbox.message_id, Outbox.to_addrs)
+    .where(Outbox.game_id == bindparam("game"))
+    .order_by(Outbox.id.desc())
+    .limit(30)
+)
 
 
 def packet_context(g: Game) -> dict[str, Any]:

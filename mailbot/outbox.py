@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.addresses import AddressError, ascii_domain, normal_address, smtp_address
 from mailbot.postman import Postman, SendError, compose_address
-from mailbot.store import Outbox, Player
+from mailbot.store import Outbox, Player, recent
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +101,8 @@ def queue(
         created_at=now,
     )
     session.add(row)
+    if game_id is not None:
+        recent(session).mail.setdefault(game_id, []).append(row)
     return row
 
 

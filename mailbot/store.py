@@ -21,6 +21,7 @@ calendar dates in the tournament's time zone::
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import importlib.util
 import re
@@ -43,6 +44,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    bindparam,
     create_engine,
     event,
     func,
@@ -89,6 +91,7 @@ __all__ = [
     "Penalty",
     "Player",
     "PlayerAddress",
+    "Recent",
     "ReplyCount",
     "Team",
     "Tournament",
@@ -97,11 +100,14 @@ __all__ = [
     "alembic_config",
     "delete_tournament",
     "describe_url",
+    "held_back",
     "import_start_list",
     "make_engine",
     "mark_changed_games",
     "migrations_directory",
     "players_writing_from",
+    "prefetch_games",
+    "recent",
     "schema_revision",
     "session_factory",
     "store_problem",
@@ -868,7 +874,8 @@ def store_problem(sessions: sessionmaker[Session]) -> str | None:
 
 @contextlib.contextmanager
 def held_back(session: Session, *kinds: type[Base]) -> Iterator[None]:
-    """Query without flushing first, unless the session holds new rows of ``kinds``.
+    """Query without flushing first, unless the session holds new, changed or deleted
+    rows of ``kinds``.
 
     For a query that only rows of ``kinds`` could answer differently once
     flushed: what the session holds back then goes to the database later,
@@ -888,11 +895,58 @@ def held_back(session: Session, *kinds: type[Base]) -> Iterator[None]:
     0
     1
     """
-    if any(isinstance(row, kinds) for row in session.new):
+    if any(isinstance(row, kinds) for row in (*session.new, *session.dirty, *session.deleted)):
         yield
         return
     with session.no_autoflush:
         yield
+
+
+@dataclasses.dataclass
+class Recent:
+    """What a session loaded or wrote that its later reads would otherwise ask the
+    database for, and flush first to ask: a batch of messages then writes once.
+
+    - ``games``: the games :func:`prefetch_games` loaded, by tournament index and
+      number (games are made by a start list's import, never by mail);
+    - ``mail``: the outbox rows queued in the session, by game;
+    - ``counts``: the reply counts read or made in the session, by sender and day.
+
+    It lasts one transaction: a commit or a rollback forgets it.
+
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> with session_factory(engine)() as session:
+    ...     with session.begin():
+    ...         recent(session).mail[1] = []
+    ...         1 in recent(session).mail
+    ...     1 in recent(session).mail
+    True
+    False
+    """
+
+    games: dict[tuple[str, int], Game] = dataclasses.field(default_factory=dict)
+    mail: dict[int, list[Outbox]] = dataclasses.field(default_factory=dict)
+    counts: dict[tuple[str, datetime.date], ReplyCount] = dataclasses.field(default_factory=dict)
+
+
+def recent(session: Session) -> Recent:
+    """The session's :class:`Recent`."""
+    found = session.info.get(_RECENT)
+    if found is None:
+        found = session.info[_RECENT] = Recent()
+    return found
+
+
+_RECENT = "mailbot.recent"
+
+
+def _forget_recent(session: Session, *args: Any) -> None:
+    session.info.pop(_RECENT, None)
+
+
+event.listen(Session, "after_commit", _forget_recent)
+event.listen(Session, "after_soft_rollback", _forget_recent)
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:
@@ -1069,14 +1123,22 @@ def import_start_list(
 def players_writing_from(session: Session, address: str) -> list[Player]:
     """The players (of every tournament) who write from ``address``: their main
     address or one of their others."""
-    other = select(PlayerAddress.player_id).where(PlayerAddress.email == address)
-    return list(
-        session.scalars(
-            select(Player)
-            .where(or_(Player.email == address, Player.id.in_(other)))
-            .order_by(Player.id)
-        ).all()
+    with held_back(session, Player, PlayerAddress):
+        return list(session.scalars(_WRITING_FROM, {"address": address}).all())
+
+
+_WRITING_FROM = (
+    select(Player)
+    .where(
+        or_(
+            Player.email == bindparam("address"),
+            Player.id.in_(
+                select(PlayerAddress.player_id).where(PlayerAddress.email == bindparam("address"))
+            ),
+        )
     )
+    .order_by(Player.id)
+)
 
 
 def prefetch_games(session: Session, tags: Iterable[str]) -> list[Game]:
@@ -1116,7 +1178,9 @@ def prefetch_games(session: Session, tags: Iterable[str]) -> list[Game]:
             selectinload(Game.black).options(*player_options),
         )
     )
-    return list(found.all())
+    games = list(found.all())
+    recent(session).games.update(((g.tournament.index, g.number), g) for g in games)
+    return games
 
 
 def delete_tournament(session: Session, index: str) -> int:

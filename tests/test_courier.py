@@ -164,3 +164,32 @@ def test_if_the_courier_dies_the_pass_sends_what_it_left(
     report = fed.poll(FIRST + datetime.timedelta(hours=3)).line()
     assert killed, "the courier was not killed"
     _check_all_sent_once(fed, smtp_sink, report, twice=MARKS)
+
+
+def test_a_batch_in_hand_does_not_hold_up_the_answers_of_the_one_before(
+    fed: Federation, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Halfway through the desk's second batch, the courier sends all 100 answers of
+    the first and marks them sent: a batch writes to the database only at its end,
+    so the courier is not kept waiting for the whole batch (on SQLite, whose one
+    write lock the batch would otherwise hold from its first message)."""
+    taken: collections.Counter[str] = collections.Counter()
+    marked: list[bool] = []
+    original = Desk._take
+
+    def sent() -> int:
+        with fed.sessions() as session:
+            query = select(func.count()).select_from(Outbox).where(Outbox.status == "sent")
+            return session.scalar(query) or 0
+
+    def take(desk: Desk, *args: object, **kwargs: object) -> Outcome:
+        taken["messages"] += 1
+        if taken["messages"] == 75:  # the 25th message of the second batch
+            marked.append(_wait(lambda: sent() >= 100, 30.0))
+        return original(desk, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Desk, "_take", take)
+    report = fed.poll(FIRST + datetime.timedelta(hours=3)).line()
+    assert marked == [True], "the first batch's answers were not marked sent meanwhile"
+    assert len(smtp_sink.messages) >= 100
+    _check_all_sent_once(fed, smtp_sink, report, twice=0)

@@ -3,9 +3,10 @@
 A federation that outgrows one machine starts more workers on the same
 PostgreSQL database; nothing else is shared between them. Both read the same
 inbox and the same outbox, so both try every message and every reply: a
-message is recorded once (a unique key on its folder, UIDVALIDITY and UID;
-the second worker's insert waits for the first's commit, then fails and the
-message counts as a duplicate), and a reply is locked by the worker sending
+message is recorded once (a unique key on its folder, UIDVALIDITY and UID)
+and handled once (a worker claims its row before it reads the game; the
+second worker's claim waits for the first's commit, then finds the message
+handled and counts it as a duplicate), and a reply is locked by the worker sending
 it (``FOR UPDATE SKIP LOCKED``), which the other skips.
 
 Twenty games are played four plies deep, twenty moves at a time, while both

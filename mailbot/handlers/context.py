@@ -22,7 +22,7 @@ from mailbot.intent import Words, read_words
 from mailbot.letters import Letter
 from mailbot.notation import read_moves
 from mailbot.notifier import Notifier
-from mailbot.store import Game, InboundMessage, Player, ReplyCount, Tournament, held_back
+from mailbot.store import Game, InboundMessage, Player, ReplyCount, Tournament, recent
 from mailbot.work import Work
 
 log = logging.getLogger("mailbot.desk")
@@ -128,13 +128,17 @@ class Context(Work):
     def _count_answer(self) -> bool:
         address = self.sender
         day = self.now.astimezone(ZoneInfo(self.limits.timezone)).date()
-        with held_back(self.session, ReplyCount):
-            row = self.session.scalars(
-                select(ReplyCount).where(ReplyCount.sender == address, ReplyCount.day == day)
-            ).first()
+        counts = recent(self.session).counts
+        row = counts.get((address, day))
         if row is None:
-            row = ReplyCount(sender=address, day=day, count=0, updated_at=self.now)
-            self.session.add(row)
+            with self.session.no_autoflush:  # every count this transaction has is in counts
+                row = self.session.scalars(
+                    select(ReplyCount).where(ReplyCount.sender == address, ReplyCount.day == day)
+                ).first()
+            if row is None:
+                row = ReplyCount(sender=address, day=day, count=0, updated_at=self.now)
+                self.session.add(row)
+            counts[(address, day)] = row
         cap = self.limits.replies_per_sender_per_day if self.known else STRANGER_ANSWERS_PER_DAY
         if row.count >= cap:
             self.inbound.reason = "reply cap reached for the day"
