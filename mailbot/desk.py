@@ -59,6 +59,7 @@ from mailbot.store import (
     held_back,
     players_writing_from,
     prefetch_games,
+    prefetch_senders,
     recent,
     store_problem,
 )
@@ -249,6 +250,8 @@ class Desk:
                         self._claim(session, unhandled)
                     # held for the batch: the session keeps only weak references
                     games = prefetch_games(session, (r[0].game_tag for r in read if r[0].game_tag))
+                    day = now.astimezone(ZoneInfo(self.policy.timezone)).date()
+                    prefetch_senders(session, (r[0].from_addr for r in read if r[0].from_addr), day)
                     for fetched, (letter, sha, mark), row in zip(batch, read, rows, strict=True):
                         if outcomes and stopping():
                             break

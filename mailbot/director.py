@@ -59,6 +59,8 @@ from mailbot.store import (
     Player,
     Tournament,
     held_back,
+    pending,
+    recent,
 )
 from mailbot.work import Work
 
@@ -725,6 +727,10 @@ def _call_for_claims(desk: Office, g: Game, withdrawn: Player) -> None:
 
 def tournaments_of(session: Session, address: str) -> list[Tournament]:
     """The tournaments ``address`` directs."""
+    if not pending(session, Tournament):
+        known = recent(session).directed.get(address)
+        if known is not None:
+            return list(known)
     with held_back(session, Tournament):
         return list(session.scalars(_DIRECTED_BY, {"address": address}).all())
 

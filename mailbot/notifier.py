@@ -53,6 +53,7 @@ from mailbot.record import (
     write_pair_from,
 )
 from mailbot.store import (
+    LATEST_MAIL,
     Claim,
     Game,
     HeldOrder,
@@ -1369,10 +1370,15 @@ def _last_mail_to(session: Session, g: Game, address: str) -> str | None:
     for row in reversed(recent(session).mail.get(g.id, ())):
         if address in row.to_addrs and row not in deleted:
             return row.message_id
+    rows: Sequence[tuple[str, list[str]]]
     if any(isinstance(row, Outbox) for row in (*session.dirty, *deleted)):
         session.flush()
-    with session.no_autoflush:  # the new rows are those above
-        rows = session.execute(_LAST_MAIL, {"game": g.id}).all()
+        rows = [(m, to) for m, to in session.execute(_LAST_MAIL, {"game": g.id})]
+    elif g.id in recent(session).threads:  # read with the game, as the batch began
+        rows = recent(session).threads[g.id]
+    else:
+        with session.no_autoflush:  # the new rows are those above
+            rows = [(m, to) for m, to in session.execute(_LAST_MAIL, {"game": g.id})]
     return next((message_id for message_id, to in rows if address in to), None)
 
 
@@ -1380,7 +1386,7 @@ _LAST_MAIL = (
     select(Outbox.message_id, Outbox.to_addrs)
     .where(Outbox.game_id == bindparam("game"))
     .order_by(Outbox.id.desc())
-    .limit(30)
+    .limit(LATEST_MAIL)
 )
 
 

@@ -105,8 +105,10 @@ __all__ = [
     "make_engine",
     "mark_changed_games",
     "migrations_directory",
+    "pending",
     "players_writing_from",
     "prefetch_games",
+    "prefetch_senders",
     "recent",
     "schema_revision",
     "session_factory",
@@ -895,11 +897,16 @@ def held_back(session: Session, *kinds: type[Base]) -> Iterator[None]:
     0
     1
     """
-    if any(isinstance(row, kinds) for row in (*session.new, *session.dirty, *session.deleted)):
+    if pending(session, *kinds):
         yield
         return
     with session.no_autoflush:
         yield
+
+
+def pending(session: Session, *kinds: type[Base]) -> bool:
+    """Whether ``session`` holds new, changed or deleted rows of ``kinds`` not yet written."""
+    return any(isinstance(row, kinds) for row in (*session.new, *session.dirty, *session.deleted))
 
 
 @dataclasses.dataclass
@@ -909,8 +916,15 @@ class Recent:
 
     - ``games``: the games :func:`prefetch_games` loaded, by tournament index and
       number (games are made by a start list's import, never by mail);
+    - ``threads``: for those games, the Message-IDs and recipients of their
+      latest mail in the database when they were loaded, newest first;
     - ``mail``: the outbox rows queued in the session, by game;
-    - ``counts``: the reply counts read or made in the session, by sender and day.
+    - ``counts``: the reply counts read or made in the session, by sender and
+      day, and ``counted``, the senders and days whose count was read (found
+      or not);
+    - ``writers`` and ``directed``: for the senders :func:`prefetch_senders`
+      loaded, the players who write from each address and the tournaments it
+      directs, until a player, an address or a tournament is written.
 
     It lasts one transaction: a commit or a rollback forgets it.
 
@@ -926,8 +940,12 @@ class Recent:
     """
 
     games: dict[tuple[str, int], Game] = dataclasses.field(default_factory=dict)
+    threads: dict[int, list[tuple[str, list[str]]]] = dataclasses.field(default_factory=dict)
     mail: dict[int, list[Outbox]] = dataclasses.field(default_factory=dict)
     counts: dict[tuple[str, datetime.date], ReplyCount] = dataclasses.field(default_factory=dict)
+    counted: set[tuple[str, datetime.date]] = dataclasses.field(default_factory=set)
+    writers: dict[str, list[Player]] = dataclasses.field(default_factory=dict)
+    directed: dict[str, list[Tournament]] = dataclasses.field(default_factory=dict)
 
 
 def recent(session: Session) -> Recent:
@@ -947,6 +965,22 @@ def _forget_recent(session: Session, *args: Any) -> None:
 
 event.listen(Session, "after_commit", _forget_recent)
 event.listen(Session, "after_soft_rollback", _forget_recent)
+
+
+def _forget_changed_people(session: Session, *args: Any) -> None:
+    """Before a flush that writes a player, an address or a tournament: who writes
+    from an address, and what it directs, are read from the database again."""
+    memo = session.info.get(_RECENT)
+    if memo is None or not (memo.writers or memo.directed):
+        return
+    for row in (*session.new, *session.dirty, *session.deleted):
+        if isinstance(row, (Player, PlayerAddress)):
+            memo.writers.clear()
+        elif isinstance(row, Tournament):
+            memo.directed.clear()
+
+
+event.listen(Session, "before_flush", _forget_changed_people)
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:
@@ -1123,6 +1157,10 @@ def import_start_list(
 def players_writing_from(session: Session, address: str) -> list[Player]:
     """The players (of every tournament) who write from ``address``: their main
     address or one of their others."""
+    if not pending(session, Player, PlayerAddress):
+        known = recent(session).writers.get(address)
+        if known is not None:
+            return list(known)
     with held_back(session, Player, PlayerAddress):
         return list(session.scalars(_WRITING_FROM, {"address": address}).all())
 
@@ -1179,8 +1217,81 @@ def prefetch_games(session: Session, tags: Iterable[str]) -> list[Game]:
         )
     )
     games = list(found.all())
-    recent(session).games.update(((g.tournament.index, g.number), g) for g in games)
+    memo = recent(session)
+    memo.games.update(((g.tournament.index, g.number), g) for g in games)
+    if games:
+        latest = (
+            select(
+                Outbox.game_id,
+                Outbox.message_id,
+                Outbox.to_addrs,
+                func.row_number()
+                .over(partition_by=Outbox.game_id, order_by=Outbox.id.desc())
+                .label("age"),
+            )
+            .where(Outbox.game_id.in_([g.id for g in games]))
+            .subquery()
+        )
+        threads: dict[int, list[tuple[str, list[str]]]] = {g.id: [] for g in games}
+        rows = session.execute(
+            select(latest.c.game_id, latest.c.message_id, latest.c.to_addrs)
+            .where(latest.c.age <= LATEST_MAIL)
+            .order_by(latest.c.game_id, latest.c.age)
+        )
+        for game_id, message_id, to in rows:
+            threads[game_id].append((message_id, to))
+        memo.threads.update(threads)
     return games
+
+
+#: How many of a game's latest mails are searched for the thread to keep.
+LATEST_MAIL = 30
+
+
+def prefetch_senders(session: Session, addresses: Iterable[str], day: datetime.date) -> None:
+    """Load, for each of ``addresses``, the players who write from it, the tournaments
+    it directs and its reply count of ``day``, into :func:`recent`: a batch of
+    messages then asks the database once for all its senders.
+
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> with session_factory(engine)() as session, session.begin():
+    ...     prefetch_senders(session, ["a@x.example"], datetime.date(2026, 3, 2))
+    ...     players_writing_from(session, "a@x.example"), recent(session).counted
+    ([], {('a@x.example', datetime.date(2026, 3, 2))})
+    """
+    wanted = sorted(set(addresses))
+    if not wanted:
+        return
+    memo = recent(session)
+    with session.no_autoflush:
+        players = session.scalars(
+            select(Player)
+            .where(
+                or_(
+                    Player.email.in_(wanted),
+                    Player.id.in_(
+                        select(PlayerAddress.player_id).where(PlayerAddress.email.in_(wanted))
+                    ),
+                )
+            )
+            .order_by(Player.id)
+            .options(selectinload(Player.addresses))
+        ).all()
+        directed = session.scalars(
+            select(Tournament).where(Tournament.director_email.in_(wanted)).order_by(Tournament.id)
+        ).all()
+        counts = session.scalars(
+            select(ReplyCount).where(ReplyCount.sender.in_(wanted), ReplyCount.day == day)
+        ).all()
+    for address in wanted:
+        memo.writers[address] = [
+            p for p in players if p.email == address or any(a.email == address for a in p.addresses)
+        ]
+        memo.directed[address] = [t for t in directed if t.director_email == address]
+        memo.counted.add((address, day))
+    for count in counts:
+        memo.counts.setdefault((count.sender, count.day), count)
 
 
 def delete_tournament(session: Session, index: str) -> int:

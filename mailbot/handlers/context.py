@@ -128,17 +128,17 @@ class Context(Work):
     def _count_answer(self) -> bool:
         address = self.sender
         day = self.now.astimezone(ZoneInfo(self.limits.timezone)).date()
-        counts = recent(self.session).counts
-        row = counts.get((address, day))
-        if row is None:
-            with self.session.no_autoflush:  # every count this transaction has is in counts
+        memo = recent(self.session)
+        row = memo.counts.get((address, day))
+        if row is None and (address, day) not in memo.counted:
+            with self.session.no_autoflush:  # every count this transaction has is in memo
                 row = self.session.scalars(
                     select(ReplyCount).where(ReplyCount.sender == address, ReplyCount.day == day)
                 ).first()
-            if row is None:
-                row = ReplyCount(sender=address, day=day, count=0, updated_at=self.now)
-                self.session.add(row)
-            counts[(address, day)] = row
+        if row is None:
+            row = ReplyCount(sender=address, day=day, count=0, updated_at=self.now)
+            self.session.add(row)
+        memo.counts[(address, day)] = row
         cap = self.limits.replies_per_sender_per_day if self.known else STRANGER_ANSWERS_PER_DAY
         if row.count >= cap:
             self.inbound.reason = "reply cap reached for the day"
