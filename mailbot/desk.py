@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import and_, event, or_, select, tuple_, update
+from sqlalchemy import and_, event, false, func, inspect, or_, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -128,14 +128,54 @@ def text_hash(letter: Letter) -> str | None:
 _CLAIM = "mailbot.claim"
 
 
+_LOCKED = "mailbot.locked"
+
+
 def _claim_before_writing(session: Session, *args: Any) -> None:
-    """Before a batch's first write on SQLite: its claim (:meth:`Desk._claim`)."""
+    """Before a batch's first write on SQLite: its claim (:meth:`Desk._claim`); and
+    before each write once it holds the write lock, the new rows' ids."""
     ids = session.info.pop(_CLAIM, None)
     if ids:
         Desk._claim(session, ids)
+        session.info[_LOCKED] = True
+    if session.info.get(_LOCKED):
+        _number_new_rows(session)
+
+
+def _hold_write_lock(session: Session) -> None:
+    """Take SQLite's write lock now (a write that changes nothing), to write at once."""
+    session.connection().execute(update(InboundMessage).where(false()).values(id=InboundMessage.id))
+    session.info[_LOCKED] = True
+
+
+def _unlocked(session: Session, *args: Any) -> None:
+    session.info.pop(_LOCKED, None)
 
 
 event.listen(Session, "before_flush", _claim_before_writing)
+event.listen(Session, "after_commit", _unlocked)
+event.listen(Session, "after_soft_rollback", _unlocked)
+
+
+def _number_new_rows(session: Session) -> None:
+    """Give the new rows their ids, in the order they were added, after the highest
+    of their table: the database then takes each table's rows in one statement
+    instead of one statement a row (for which SQLite would return each id).
+
+    Only under SQLite's write lock, which no other writer can then insert past.
+    """
+    new: dict[Any, list[Any]] = {}
+    for obj in session.new:
+        state = inspect(obj)
+        (column,) = state.mapper.primary_key
+        key = state.mapper.get_property_by_column(column).key
+        if getattr(obj, key) is None:
+            new.setdefault(column, []).append((state.insert_order, key, obj))
+    connection = session.connection()
+    for column, rows in new.items():
+        top = connection.execute(select(func.max(column))).scalar() or 0
+        for number, (_order, key, obj) in enumerate(sorted(rows, key=lambda r: r[0]), top + 1):
+            setattr(obj, key, number)
 
 
 def _single_writer(session: Session) -> bool:
@@ -240,6 +280,8 @@ class Desk:
             with self.sessions() as session:
                 read = [self._read(fetched) for fetched in batch]
                 with session.begin():
+                    if _single_writer(session):
+                        _hold_write_lock(session)
                     rows, made = self._record_all(session, batch, read, now)
                 with session.begin():
                     outcomes: list[Outcome] = []

@@ -85,9 +85,11 @@ def _say(context: jinja2.runtime.Context, phrase: Phrase) -> str:
 @functools.cache
 def _environment(folder: str) -> jinja2.Environment:
     """One Jinja2 environment per folder: it keeps each template compiled, so that a
-    new :class:`Renderer` (one per pass of the daemon) does not compile them again."""
+    new :class:`Renderer` (one per pass of the daemon) does not compile them again,
+    nor looks at its file again (a changed template is read at the next start)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(folder),
+        auto_reload=False,
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(["html"]),
         keep_trailing_newline=False,

@@ -59,12 +59,17 @@ def new_message_id(sender: str) -> str:
     >>> new_message_id("Bot <bot@fed.example>").endswith("@fed.example")
     True
     """
+    return f"mailbot.{uuid.uuid4().hex}@{_id_domain(sender)}"
+
+
+@functools.lru_cache(maxsize=64)
+def _id_domain(sender: str) -> str:
+    """The domain of the sender's Message-IDs (the sender is the same for every message)."""
     domain = compose_address(sender).rpartition("@")[2] or "mailbot.invalid"
     try:
-        domain = ascii_domain(domain)
+        return ascii_domain(domain)
     except AddressError:
-        domain = "mailbot.invalid"
-    return f"mailbot.{uuid.uuid4().hex}@{domain}"
+        return "mailbot.invalid"
 
 
 def queue(
