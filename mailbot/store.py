@@ -924,7 +924,9 @@ class Recent:
       or not);
     - ``writers`` and ``directed``: for the senders :func:`prefetch_senders`
       loaded, the players who write from each address and the tournaments it
-      directs, until a player, an address or a tournament is written.
+      directs, until a player, an address or a tournament is written;
+    - ``held``: other rows loaded for the batch, kept here because the session
+      itself keeps only weak references.
 
     It lasts one transaction: a commit or a rollback forgets it.
 
@@ -946,6 +948,7 @@ class Recent:
     counted: set[tuple[str, datetime.date]] = dataclasses.field(default_factory=set)
     writers: dict[str, list[Player]] = dataclasses.field(default_factory=dict)
     directed: dict[str, list[Tournament]] = dataclasses.field(default_factory=dict)
+    held: list[Base] = dataclasses.field(default_factory=list)
 
 
 def recent(session: Session) -> Recent:
@@ -1212,12 +1215,20 @@ def prefetch_games(session: Session, tags: Iterable[str]) -> list[Game]:
             selectinload(Game.moves),
             selectinload(Game.penalties),
             selectinload(Game.claims),
-            selectinload(Game.white).options(*player_options),
-            selectinload(Game.black).options(*player_options),
         )
     )
     games = list(found.all())
+    # both players of every game in one query (``white`` and ``black`` then come
+    # from the session, without a query)
+    players = {g.white_id for g in games} | {g.black_id for g in games}
     memo = recent(session)
+    if players:
+        # held with the batch: the session keeps only weak references
+        memo.held.extend(
+            session.scalars(
+                select(Player).where(Player.id.in_(sorted(players))).options(*player_options)
+            ).all()
+        )
     memo.games.update(((g.tournament.index, g.number), g) for g in games)
     if games:
         latest = (
