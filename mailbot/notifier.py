@@ -37,6 +37,7 @@ from mailbot.notices import Rendered, Renderer
 from mailbot.outbox import UNDELIVERABLE, queue, recipients_tournaments
 from mailbot.phrase import Phrase
 from mailbot.record import (
+    MoveLine,
     board_of,
     color_name,
     color_of,
@@ -443,16 +444,22 @@ class Notifier:
         last_own = max(
             (p for p in range(e.first_ply, last + 1) if p not in e.automatic), default=last
         )
+        written: dict[Notation, tuple[MoveLine, str]] = {}  # both players often share one
         for recipient, reply in ((opponent, False), (mover, True)):
             if recipient is opponent and opponent.digest:
                 continue  # the move goes in the opponent's daily digest
             style = notation_for(recipient)
-            line = move_line(g, last, style, tz, first_ply=max(1, e.first_ply - 1))
+            if style not in written:
+                written[style] = (
+                    move_line(g, last, style, tz, first_ply=max(1, e.first_ply - 1)),
+                    # the mover's own moves; what a conditional line answered is told apart
+                    write_pair_from(g, e.first_ply, style, upto=last_own),
+                )
+            line, moved = written[style]
             context: dict[str, Any] = {
                 "recipient": recipient.name,
                 "opponent": (mover if recipient is opponent else opponent).name,
-                # the mover's own moves; what a conditional line answered is told apart
-                "moved": write_pair_from(g, e.first_ply, style, upto=last_own),
+                "moved": moved,
                 "line": line,
                 "draw_offer": e.draw_offered,
                 "control": None,
