@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import and_, event, false, func, inspect, or_, select, tuple_, update
+from sqlalchemy import event, false, func, inspect, or_, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -183,6 +183,24 @@ def _single_writer(session: Session) -> bool:
     return session.get_bind().dialect.name == "sqlite"
 
 
+def _recorded(
+    session: Session, messages: Sequence[tuple[str, str | None, Fetched]]
+) -> list[InboundMessage]:
+    """The inbound rows recording any of ``messages`` (the hash of its bytes, its
+    fingerprint, its place in the mailbox), oldest first, in one query."""
+    shas = sorted({sha for sha, _mark, _fetched in messages})
+    marks = sorted({mark for _sha, mark, _fetched in messages if mark is not None})
+    places = sorted({(f.folder, f.uidvalidity, f.uid) for _sha, _mark, f in messages})
+    clauses = [
+        InboundMessage.raw_sha256.in_(shas),
+        tuple_(InboundMessage.folder, InboundMessage.uidvalidity, InboundMessage.uid).in_(places),
+    ]
+    if marks:
+        clauses.append(InboundMessage.fingerprint.in_(marks))
+    query = select(InboundMessage).where(or_(*clauses)).order_by(InboundMessage.id)
+    return list(session.scalars(query).all())
+
+
 def _first_of(
     rows: Sequence[InboundMessage], sha: str, mark: str | None, fetched: Fetched
 ) -> InboundMessage | None:
@@ -279,19 +297,20 @@ class Desk:
         try:
             with self.sessions() as session:
                 read = [self._read(fetched) for fetched in batch]
+                single_writer = _single_writer(session)
                 with session.begin():
-                    if _single_writer(session):
+                    if single_writer:
                         _hold_write_lock(session)
                     rows, made = self._record_all(session, batch, read, now)
                 with session.begin():
                     outcomes: list[Outcome] = []
                     unhandled = {row.id for row in rows if row.status == "new"}
-                    if _single_writer(session):
+                    if single_writer:
                         session.info[_CLAIM] = unhandled  # at the batch's first write
                     else:
                         self._claim(session, unhandled)
-                    # held for the batch: the session keeps only weak references
-                    games = prefetch_games(session, (r[0].game_tag for r in read if r[0].game_tag))
+                    # the session's Recent holds them for the batch
+                    prefetch_games(session, (r[0].game_tag for r in read if r[0].game_tag))
                     day = now.astimezone(ZoneInfo(self.policy.timezone)).date()
                     prefetch_senders(session, (r[0].from_addr for r in read if r[0].from_addr), day)
                     for fetched, (letter, sha, mark), row in zip(batch, read, rows, strict=True):
@@ -306,7 +325,6 @@ class Desk:
                         # pass records it again
                         if row.id in made and row.id not in taken:
                             session.delete(row)
-                    del games
         except Exception as exc:
             log.info(
                 "a batch of %d messages was rolled back (%s); one at a time",
@@ -389,21 +407,8 @@ class Desk:
         batch (bytes, fingerprint or place) finds that one's row, which by its
         turn has been handled.
         """
-        shas = {sha for _letter, sha, _mark in read}
-        marks = {mark for _letter, _sha, mark in read if mark is not None}
-        places = {(f.folder, f.uidvalidity, f.uid) for f in batch}
-        clauses = [
-            InboundMessage.raw_sha256.in_(sorted(shas)),
-            tuple_(InboundMessage.folder, InboundMessage.uidvalidity, InboundMessage.uid).in_(
-                sorted(places)
-            ),
-        ]
-        if marks:
-            clauses.append(InboundMessage.fingerprint.in_(sorted(marks)))
-        known = list(
-            session.scalars(
-                select(InboundMessage).where(or_(*clauses)).order_by(InboundMessage.id)
-            ).all()
+        known = _recorded(
+            session, [(sha, mark, f) for f, (_letter, sha, mark) in zip(batch, read, strict=True)]
         )
         rows: list[InboundMessage] = []
         made: list[InboundMessage] = []
@@ -479,21 +484,11 @@ class Desk:
     def _find(
         self, session: Session, sha: str, mark: str | None, fetched: Fetched
     ) -> InboundMessage | None:
-        same_place = and_(
-            InboundMessage.folder == fetched.folder,
-            InboundMessage.uidvalidity == fetched.uidvalidity,
-            InboundMessage.uid == fetched.uid,
-        )
-        clauses = [InboundMessage.raw_sha256 == sha, same_place]
-        if mark is not None:
-            clauses.append(InboundMessage.fingerprint == mark)
         # One query; the same bytes or text decide before the same place in the mailbox.
         # What the session holds back (the previous message's answers) goes to the
         # database with this message's row.
         with held_back(session, InboundMessage):
-            found = session.scalars(
-                select(InboundMessage).where(or_(*clauses)).order_by(InboundMessage.id)
-            ).all()
+            found = _recorded(session, [(sha, mark, fetched)])
         return _first_of(found, sha, mark, fetched)
 
     def _record(

@@ -1378,10 +1378,10 @@ def _last_mail_to(session: Session, g: Game, address: str) -> str | None:
         if address in row.to_addrs and row not in deleted:
             return row.message_id
     rows: Sequence[tuple[str, list[str]]]
-    if any(isinstance(row, Outbox) for row in (*session.dirty, *deleted)):
+    changed = any(isinstance(row, Outbox) for row in (*session.dirty, *deleted))
+    if changed:
         session.flush()
-        rows = [(m, to) for m, to in session.execute(_LAST_MAIL, {"game": g.id})]
-    elif g.id in recent(session).threads:  # read with the game, as the batch began
+    if not changed and g.id in recent(session).threads:  # read with the game
         rows = recent(session).threads[g.id]
     else:
         with session.no_autoflush:  # the new rows are those above

@@ -157,6 +157,8 @@ def _encoded_words(value: str, room: int) -> str:
 
     >>> _encoded_words("Иван – Петър", 60)
     '=?utf-8?b?0JjQstCw0L0g4oCTINCf0LXRgtGK0YA=?='
+    >>> _encoded_words("😀", 14)  # wider than the room: a word of its own all the same
+    '=?utf-8?b?8J+YgA==?='
     >>> from email.header import decode_header, make_header
     >>> text = "Шахмат " * 30
     >>> words = _encoded_words(text, 67)
@@ -171,8 +173,12 @@ def _encoded_words(value: str, room: int) -> str:
     while start < len(data):
         size = max(3, (room - len("=?utf-8?b??=")) // 4 * 3)
         end = min(len(data), start + size)
-        while end < len(data) and data[end] & 0xC0 == 0x80:  # not inside a character
+        while start < end < len(data) and data[end] & 0xC0 == 0x80:  # not inside a character
             end -= 1
+        if end == start:  # a character wider than the room: a line of its own
+            end += 1
+            while end < len(data) and data[end] & 0xC0 == 0x80:
+                end += 1
         words.append(f"=?utf-8?b?{binascii.b2a_base64(data[start:end], newline=False).decode()}?=")
         start, room = end, 76 - 1
     return f"{_LINESEP} ".join(words)
