@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
+import functools
 import importlib.util
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -59,6 +60,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import (
     DeclarativeBase,
     Mapped,
+    Mapper,
     Session,
     joinedload,
     mapped_column,
@@ -66,6 +68,8 @@ from sqlalchemy.orm import (
     selectinload,
     sessionmaker,
 )
+from sqlalchemy.orm.attributes import get_history
+from sqlalchemy.orm.base import PassiveFlag
 from sqlalchemy.types import TypeDecorator
 
 from mailbot.result import Colour, Result
@@ -735,13 +739,23 @@ GAME_STATE = (
 _QUIET = {"digest_sent_at", "digest", "due_at"}
 
 
+@functools.cache
+def _deadline_columns(mapper: Mapper[Any]) -> frozenset[str]:
+    """The column attributes of ``mapper`` whose changes can move a deadline."""
+    return frozenset(mapper.column_attrs.keys()) - _QUIET
+
+
 def _changed(obj: object) -> bool:
-    """Whether a row changed in a column that can move a deadline."""
+    """Whether a row changed in a column that can move a deadline.
+
+    Only the attributes touched since the row was loaded are looked at (an
+    object's other attributes have no history), so the cost is that of the
+    change, not of the table's width.
+    """
     state = inspect(obj)
     return any(
-        attr.key not in _QUIET and attr.history.has_changes()
-        for attr in state.attrs
-        if attr.key in state.mapper.column_attrs
+        get_history(obj, key, passive=PassiveFlag.PASSIVE_NO_INITIALIZE).has_changes()
+        for key in _deadline_columns(state.mapper) - state.unmodified
     )
 
 
