@@ -54,6 +54,7 @@ from mailbot.store import (
     Leave,
     LeaveCancellation,
     LeaveExtra,
+    Notice,
     Outbox,
     Penalty,
     Player,
@@ -599,13 +600,13 @@ def _complaint(desk: Office, claim: Claim, *, upheld: bool) -> Phrase:
             )  # fmt: skip
         _inform(desk, g, "complaint-groundless", colour=complainer, **details)
         return Phrase("order.complaint-groundless", {**details, "colour": complainer})
-    claim.details = {**claim.details, **replay_from(desk, g, ply, days)}
+    claim.details = {**claim.details, **replay_from(desk, g, ply, days, claim_id=claim.id)}
     colour = "white" if ply % 2 == 1 else "black"
     _inform(desk, g, "complaint-upheld", colour=colour, **details)
     return Phrase("order.complaint-upheld", {**details, "colour": colour})
 
 
-def replay_from(desk: Office, g: Game, ply: int, days: int) -> dict[str, Any]:
+def replay_from(desk: Office, g: Game, ply: int, days: int, *, claim_id: int) -> dict[str, Any]:
     """Art. 20: a move found impossible or incorrect only later.
 
     The game goes back to the position before the move at ``ply``: that move
@@ -613,13 +614,16 @@ def replay_from(desk: Office, g: Game, ply: int, days: int) -> dict[str, Any]:
     penalties imposed after it, so the totals are what they were before it;
     then each player gets ``days`` more. The player who made the move plays it
     anew, their clock running from now (the decision hands them the position
-    again). Returns what was voided, for the record of the claim.
+    again), and is repeated and reported silent as for any move to answer:
+    the notices of the waits from that position on are void too. Returns what
+    was voided, for the record of the claim.
     """
     void = [m for m in g.moves if m.ply >= ply]
     later = [p for p in g.penalties if p.ply_at >= ply]
     record = {
         "voided": [m.uci for m in void],
         "voided_penalties": [[p.color, p.days, p.reason] for p in later],
+        "voided_notices": _void_wait_notices(desk.session, g, ply - 1, claim_id),
     }
     for m in void:
         g.moves.remove(m)
@@ -639,6 +643,27 @@ def replay_from(desk: Office, g: Game, ply: int, days: int) -> dict[str, Any]:
                         created_at=desk.now, inbound_id=desk.inbound_id, decided_by="td")
             )  # fmt: skip
     return record
+
+
+#: The sweep's notices about one wait for a move, keyed by the number of plies
+#: played while it lasts (:func:`mailbot.sweep.record_notice`).
+_WAIT_NOTICES = ("repeat", "silence", "silence-report")
+
+
+def _void_wait_notices(session: Session, g: Game, ply: int, claim_id: int) -> list[list[str]]:
+    """Set aside the notices of the waits at ``ply`` plies and later: those waits
+    were ended by moves now void, and the new ones are notified afresh.
+
+    Each notice stays in the ledger, its key marked with the claim that voided
+    it; returns the kinds and keys it had.
+    """
+    voided: list[list[str]] = []
+    ledger = select(Notice).where(Notice.game_id == g.id, Notice.kind.in_(_WAIT_NOTICES))
+    for notice in session.scalars(ledger.order_by(Notice.id)):
+        if notice.key.isdigit() and int(notice.key) >= ply:
+            voided.append([notice.kind, notice.key])
+            notice.key = f"{notice.key} void by claim {claim_id}"
+    return voided
 
 
 def extend(desk: Office, index: str, day: datetime.date | None) -> Phrase:

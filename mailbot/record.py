@@ -322,10 +322,10 @@ def days_for(
 ) -> tuple[int, datetime.date]:
     """Days charged to a move arriving at ``sent``, and its counted receipt date."""
     leaves = clock_leaves(mover, g)
-    if not g.moves:
+    if not g.moves and handed_back(g) is None:
         start = g.tournament.start
         return clock.first_move_days(p, start, sent, leaves, tz), start
-    received = g.moves[-1].forwarded_at or g.moves[-1].sent_at
+    received = silent_since(g)
     return clock.move_days(p, received, sent, leaves, tz), received_counted(p, received, tz)
 
 
@@ -415,7 +415,18 @@ def silent_since(g: Game) -> datetime.datetime:
         last = g.moves[-1]
         return last.forwarded_at or last.sent_at
     t = g.tournament
-    return clock.first_move_receipt(profile_of(t), t.start, ZoneInfo(t.timezone))
+    start = clock.first_move_receipt(profile_of(t), t.start, ZoneInfo(t.timezone))
+    handed = handed_back(g)
+    return start if handed is None else max(start, handed)
+
+
+def handed_back(g: Game) -> datetime.datetime | None:
+    """When the director handed back to White a game whose every move was voided
+    (art. 20, a complaint about White's first move upheld); None for a game that
+    never had a move. White's first move is then counted from that instant, not
+    from the start of the event.
+    """
+    return None if g.moves else g.last_forwarded_at
 
 
 @dataclasses.dataclass(frozen=True)

@@ -338,6 +338,57 @@ def test_art_20_an_upheld_complaint_sends_the_game_back_before_the_move(make: Ma
     assert to_white.message["X-Mailbot-Time"] == "white=6; black=5"
 
 
+def test_art_20_after_an_upheld_complaint_the_move_is_repeated_again(make: Make) -> None:
+    """The position handed back is a move to answer anew: a repeat sent for it
+    before the voided move does not stand in for the repeat of the new wait."""
+    fed = make(pair("CP-1", "bg-email"))
+    game = "CP-1/1"
+    play(fed, game, RUY, day(2026, 1, 2))  # 3. Bb5 forwarded on 2 January
+    run_sweep(fed, day(2026, 1, 17))
+    (first,) = mail(fed, BELLA, "repeat")
+    assert first.message["X-Mailbot-Due"] == "2026-01-16"
+    send(fed, "bella", "3... a7-a6", day(2026, 1, 18), game)
+    send(fed, "walter", "4. Bb5-a4", day(2026, 1, 19), game)
+    send(fed, "bella", "4... Ng8-f6", day(2026, 1, 20), game)
+    notice = complain(fed, "walter", "complaint 3", day(2026, 1, 21))
+    fed.write(TD, "Confirm.\n\nTom", day(2026, 1, 22), reply_to=notice)
+    fed.poll(day(2026, 1, 22, 10))
+    assert "you play that move anew" in text_of(fed.last(BELLA))
+
+    # Black is silent again: 14 days after the decision, 3. Bb5 is repeated
+    run_sweep(fed, day(2026, 2, 4, 12))
+    assert len(mail(fed, BELLA, "repeat")) == 1
+    run_sweep(fed, day(2026, 2, 6))
+    first_again, again = mail(fed, BELLA, "repeat")
+    assert first_again.message["Message-ID"] == first.message["Message-ID"]
+    assert again.message["X-Mailbot-Due"] == "2026-02-05"
+    assert "3. Bf1-b5" in text_of(again)
+    assert [m.message["X-Mailbot-Due"] for m in mail(fed, TD, "repeat")] == [
+        "2026-01-16",
+        "2026-02-05",
+    ]
+    run_sweep(fed, day(2026, 2, 7))
+    assert len(mail(fed, BELLA, "repeat")) == 2  # once
+
+
+def test_art_20_voiding_white_s_first_move_starts_white_s_clock_at_the_decision(
+    make: Make,
+) -> None:
+    fed = make(pair("CP-1", "bg-email"))  # the event starts on 1 January
+    game = "CP-1/1"
+    play(fed, game, [("walter", "1. e2-e4"), ("bella", "1... e7-e5")], day(2026, 1, 2))
+    notice = complain(fed, "bella", "complaint 1", day(2026, 1, 3))
+    fed.write(TD, "Confirm.\n\nTom", day(2026, 1, 20), reply_to=notice)
+    fed.poll(day(2026, 1, 20, 10))
+    assert "you play that move anew" in text_of(fed.last(WALTER))
+    send(fed, "walter", "1. d2-d4", day(2026, 1, 23), game)
+    to_black = fed.last(BELLA)
+    assert to_black.message["X-Mailbot-Ply"] == "1"
+    # handed the position on 20 January, White answered on the 23rd: 21 and 22
+    # January count (2 days), with the 5 days of art. 20 (not 22 days since the start)
+    assert to_black.message["X-Mailbot-Time"] == "white=7; black=5"
+
+
 def test_art_22_a_groundless_complaint_costs_the_complainer_5_days(make: Make) -> None:
     fed = make(pair("CP-1", "bg-email"))
     game = "CP-1/1"
