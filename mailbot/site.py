@@ -295,6 +295,7 @@ class ClockView:
     colour: str
     used: int
     penalty_days: int
+    #: Times the clock went over a time control, the move being thought about included.
     oversteps: int
     #: The next time control, for a game still being played.
     control: str
@@ -465,8 +466,8 @@ def _clock_view(
 ) -> ClockView:
     name = record.color_name(color)
     control = ""
+    state = record.control_of(g, color, running)
     if g.result is None:
-        state = record.control_of(g, color, running)
         control = words.fill(
             "control",
             move=state.next_control_move,
@@ -478,7 +479,7 @@ def _clock_view(
         colour=words.colour(color),
         used=totals.white if color == chess.WHITE else totals.black,
         penalty_days=sum(p.days for p in g.penalties if p.color == name),
-        oversteps=g.white_oversteps if color == chess.WHITE else g.black_oversteps,
+        oversteps=len(state.oversteps),
         control=control,
         thinking=words.days(running) if running is not None else "",
     )

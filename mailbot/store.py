@@ -385,12 +385,8 @@ class Game(Base):
     #: A conditional line still waiting, in UCI: the opponent's expected reply first.
     pending_conditional: Mapped[list[str] | None]
     pending_conditional_by: Mapped[str | None] = mapped_column(String(5))
-    white_oversteps: Mapped[int] = mapped_column(default=0)
-    black_oversteps: Mapped[int] = mapped_column(default=0)
-    #: Move numbers where each player's current count started (rules.md 2.2).
-    white_count_start_move: Mapped[int] = mapped_column(default=1)
-    black_count_start_move: Mapped[int] = mapped_column(default=1)
-    #: When the last move was sent to the player to move.
+    #: When the last move was sent to the player to move; in a game whose every
+    #: move was voided (art. 20), when the director handed it back to White.
     last_forwarded_at: Mapped[datetime.datetime | None]
     #: The earliest instant the deadline sweep must look at the game again: the
     #: next repeat, silence, overstep, leave end or end of the event; ``RECHECK``

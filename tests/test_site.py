@@ -332,6 +332,24 @@ def test_both_clocks_with_the_penalties(site: Path) -> None:
     ]  # fmt: skip
 
 
+def test_a_game_page_counts_the_oversteps(tmp_path: Path) -> None:
+    """ICCF postal: 30 days for 10 moves, the second overstep loses. Ann's first
+    move after 35 days is one overstep, and so is Bob's silence of 36 days in
+    game 2; each page says so beside the clocks."""
+    url = f"sqlite:///{tmp_path / 'mailbot.db'}"
+    text = START_LIST.replace("profile: bg-email", "profile: iccf-postal")
+    bench = Bench(url, text.format(language="en", bob="Bob Bold"))
+    try:
+        bench.send(ANN, "1. e2-e4", at(1) + datetime.timedelta(days=35), subject="[WEB-1/1] move")
+    finally:
+        bench.close()
+    publish(url, tmp_path / "site", now=at(1) + datetime.timedelta(days=36))
+    assert ["Oversteps", "1", "0"] in read(tmp_path / "site" / "game-1.html").table("clocks")
+    silent = read(tmp_path / "site" / "game-2.html").table("clocks")
+    assert ["Oversteps", "1", "0"] in silent
+    assert ["Days on the current move", "36 days", "–"] in silent
+
+
 def test_the_board_is_inline_svg_with_the_last_move_marked(site: Path) -> None:
     text = (site / "game-3.html").read_text(encoding="utf-8")
     assert text.count("<svg") == 1 and "<img" not in text
