@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from deskbench import Bench
 from sqlalchemy import CheckConstraint, Engine, inspect, select
 from sqlalchemy.exc import IntegrityError, StatementError
 from sqlalchemy.orm import Session, sessionmaker
@@ -198,6 +199,41 @@ def test_upgrade_from_0002_keeps_the_tournaments_with_the_old_behaviour(db_url: 
             assert t.players and all(not p.digest and p.digest_sent_at is None and p.gender is None
                                      for p in t.players)  # fmt: skip
             assert len(t.games) == len(t.players) * (len(t.players) - 1)  # double round robin
+    finally:
+        engine.dispose()
+
+
+WHITE, BLACK = "white@example.org", "black@example.org"
+
+
+def test_0008_drops_the_unused_clock_columns_and_keeps_the_games_moves(db_url: str) -> None:
+    """On SQLite, 0008 copies the games table, which the moves, claims and mail point
+    at: a game played both ways across it keeps every move and its answers."""
+    bench = Bench(db_url)  # at the newest revision
+    try:
+        for sender, text, hour in [(WHITE, "1. e2-e4", 9), (BLACK, "1... e7-e5", 10),
+                                   (WHITE, "2. Ng1-f3", 11)]:  # fmt: skip
+            bench.send(sender, text, datetime.datetime(2026, 3, 2, hour, tzinfo=UTC),
+                       subject="[PX-1/1] move")  # fmt: skip
+    finally:
+        bench.close()
+    engine = make_engine(db_url)
+    try:
+        downgrade(engine, "0007")
+        with engine.connect() as connection:
+            rows = connection.exec_driver_sql(
+                "SELECT white_oversteps, black_count_start_move FROM games"
+            ).all()
+        assert [tuple(r) for r in rows] == [(0, 1), (0, 1)]
+        upgrade(engine)
+        assert schema_revision(engine) == "0008"
+        assert schema_differences(engine) == []
+        columns = {c["name"] for c in inspect(engine).get_columns("games")}
+        assert not columns & {"white_oversteps", "black_count_start_move"}
+        with session_factory(engine)() as session:
+            game = session.scalars(select(Game).where(Game.number == 1)).one()
+            assert [m.uci for m in game.moves] == ["e2e4", "e7e5", "g1f3"]
+            assert len(session.scalars(select(Outbox).where(Outbox.game_id == game.id)).all()) == 6
     finally:
         engine.dispose()
 
