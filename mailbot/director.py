@@ -54,7 +54,6 @@ from mailbot.store import (
     Leave,
     LeaveCancellation,
     LeaveExtra,
-    Notice,
     Outbox,
     Penalty,
     Player,
@@ -63,6 +62,7 @@ from mailbot.store import (
     pending,
     recent,
 )
+from mailbot.sweep import void_wait_notices
 from mailbot.work import Work
 
 VERBS: dict[str, tuple[str, ...]] = {
@@ -623,7 +623,7 @@ def replay_from(desk: Office, g: Game, ply: int, days: int, *, claim_id: int) ->
     record = {
         "voided": [m.uci for m in void],
         "voided_penalties": [[p.color, p.days, p.reason] for p in later],
-        "voided_notices": _void_wait_notices(desk.session, g, ply - 1, claim_id),
+        "voided_notices": void_wait_notices(desk.session, g, ply - 1, f"claim {claim_id}"),
     }
     for m in void:
         g.moves.remove(m)
@@ -643,27 +643,6 @@ def replay_from(desk: Office, g: Game, ply: int, days: int, *, claim_id: int) ->
                         created_at=desk.now, inbound_id=desk.inbound_id, decided_by="td")
             )  # fmt: skip
     return record
-
-
-#: The sweep's notices about one wait for a move, keyed by the number of plies
-#: played while it lasts (:func:`mailbot.sweep.record_notice`).
-_WAIT_NOTICES = ("repeat", "silence", "silence-report")
-
-
-def _void_wait_notices(session: Session, g: Game, ply: int, claim_id: int) -> list[list[str]]:
-    """Set aside the notices of the waits at ``ply`` plies and later: those waits
-    were ended by moves now void, and the new ones are notified afresh.
-
-    Each notice stays in the ledger, its key marked with the claim that voided
-    it; returns the kinds and keys it had.
-    """
-    voided: list[list[str]] = []
-    ledger = select(Notice).where(Notice.game_id == g.id, Notice.kind.in_(_WAIT_NOTICES))
-    for notice in session.scalars(ledger.order_by(Notice.id)):
-        if notice.key.isdigit() and int(notice.key) >= ply:
-            voided.append([notice.kind, notice.key])
-            notice.key = f"{notice.key} void by claim {claim_id}"
-    return voided
 
 
 def extend(desk: Office, index: str, day: datetime.date | None) -> Phrase:

@@ -422,6 +422,27 @@ def _accepted_moves(g: Game, color: chess.Color, played: int) -> list[clock.Move
     return [clock.MoveTime(played + 1 + i, 0) for i in range(len(line) // 2)]
 
 
+#: The notices about one wait for a move, keyed by the number of plies played
+#: while it lasts (:func:`_sweep_game`).
+WAIT_NOTICES = ("repeat", "silence", "silence-report")
+
+
+def void_wait_notices(session: Session, g: Game, ply: int, why: str) -> list[list[str]]:
+    """Set aside the notices of the waits at ``ply`` plies and later, which moves now
+    void ended (art. 20): the new waits are notified afresh.
+
+    Each notice stays in the ledger, its key marked ``void by`` ``why``; returns
+    the kinds and keys it had.
+    """
+    voided: list[list[str]] = []
+    ledger = select(Notice).where(Notice.game_id == g.id, Notice.kind.in_(WAIT_NOTICES))
+    for notice in session.scalars(ledger.order_by(Notice.id)):
+        if notice.key.isdigit() and int(notice.key) >= ply:
+            voided.append([notice.kind, notice.key])
+            notice.key = f"{notice.key} void by {why}"
+    return voided
+
+
 def _has_notice(g: Game, player: Player | None, kind: str, key: str) -> bool:
     session = Session.object_session(g)
     assert session is not None
