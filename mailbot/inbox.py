@@ -11,8 +11,10 @@ invariant 1). The received time of a message is its INTERNALDATE.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
+import hashlib
 import logging
 import ssl
 import time
@@ -22,6 +24,7 @@ from typing import Any, Protocol
 from imapclient import IMAPClient
 from imapclient.exceptions import LoginError
 
+from mailbot.letters import read_letter
 from mailbot.postman import security_mode
 
 log = logging.getLogger(__name__)
@@ -77,6 +80,21 @@ class Fetched:
     def key(self) -> tuple[str, int, int]:
         """The message's place in the mailbox: (folder, UIDVALIDITY, UID)."""
         return (self.folder, self.uidvalidity, self.uid)
+
+
+@dataclasses.dataclass(frozen=True)
+class SetAside:
+    """One message lying in the quarantine folder, as its header and bytes say."""
+
+    uid: int
+    #: The sender's address, read as the desk reads it ("" when there is none).
+    from_addr: str
+    subject: str
+    #: Without its angle brackets, as the store keeps it.
+    message_id: str | None
+    internaldate: datetime.datetime
+    #: The SHA-256 of its bytes (the store's ``raw_sha256``).
+    sha256: str
 
 
 def _aware_utc(value: Any) -> datetime.datetime:
@@ -248,6 +266,77 @@ class Mailbox:
                     self.client.expunge()
         except Exception as exc:
             raise MailboxError(f"IMAP move to {folder}: {_reason(exc)}") from exc
+
+    # the quarantine folder -------------------------------------------------
+
+    @contextlib.contextmanager
+    def _in_quarantine(self, *, readonly: bool) -> Iterator[IMAPClient]:
+        """The quarantine folder selected for a while; the inbox folder again after."""
+        client = self.client
+        folder = self.settings.quarantine_folder
+        try:
+            client.select_folder(folder, readonly=readonly)
+        except Exception as exc:
+            raise MailboxError(f"IMAP SELECT {folder}: {_reason(exc)}") from exc
+        try:
+            yield client
+        finally:
+            try:
+                selected = client.select_folder(self.settings.folder)
+                self.uidvalidity = int(selected[b"UIDVALIDITY"])
+            except Exception as exc:
+                raise MailboxError(f"IMAP SELECT {self.settings.folder}: {_reason(exc)}") from exc
+
+    def set_aside(self) -> list[SetAside]:
+        """The messages in the quarantine folder, by UID, with what identifies them."""
+        found: list[SetAside] = []
+        with self._in_quarantine(readonly=True) as client:
+            try:
+                uids = sorted(int(u) for u in client.search(["UNDELETED"]))
+            except Exception as exc:
+                raise MailboxError(f"IMAP SEARCH: {_reason(exc)}") from exc
+            for start in range(0, len(uids), BATCH):
+                chunk = uids[start : start + BATCH]
+                try:
+                    data = client.fetch(chunk, ["BODY.PEEK[]", "INTERNALDATE"])
+                except Exception as exc:
+                    raise MailboxError(f"IMAP FETCH: {_reason(exc)}") from exc
+                for uid in chunk:
+                    item = data.get(uid)
+                    if item is None:  # expunged meanwhile by another client
+                        continue
+                    raw = bytes(item.get(b"BODY[]") or b"")
+                    letter = read_letter(raw)
+                    found.append(
+                        SetAside(
+                            uid=uid,
+                            from_addr=letter.from_addr,
+                            subject=letter.subject,
+                            message_id=letter.message_id,
+                            internaldate=_aware_utc(item.get(b"INTERNALDATE")),
+                            sha256=hashlib.sha256(raw).hexdigest(),
+                        )
+                    )
+        return found
+
+    def release(self, *uids: int) -> None:
+        """Move messages from the quarantine folder back to the inbox folder.
+
+        ``UID MOVE`` keeps each message's bytes and INTERNALDATE, the arrival
+        time its clock counts from.
+        """
+        if not uids:
+            return
+        with self._in_quarantine(readonly=False):
+            self._move(list(uids), self.settings.folder)
+
+    def put_back(self, raw: bytes, internaldate: datetime.datetime) -> None:
+        """APPEND ``raw`` to the inbox folder as having arrived at ``internaldate``."""
+        folder = self.settings.folder
+        try:
+            self.client.append(folder, raw, flags=(), msg_time=internaldate)
+        except Exception as exc:
+            raise MailboxError(f"IMAP APPEND to {folder}: {_reason(exc)}") from exc
 
     # waiting --------------------------------------------------------------
 
