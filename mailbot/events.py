@@ -421,7 +421,12 @@ class OrdersDone(Event):
 @dataclasses.dataclass(frozen=True)
 class OrdersHeld(Event):
     """Orders in the director's name, received from ``sender``, wait for the
-    director's confirmation until ``lapses``."""
+    director's confirmation until ``lapses``.
+
+    ``carried_out`` is when the same orders (``same_text``), or orders that
+    answered the same message of the bot's, were carried out before: the
+    message may be a copy sent again.
+    """
 
     tournaments: tuple[int, ...]
     held: int
@@ -429,6 +434,8 @@ class OrdersHeld(Event):
     sender: str
     received: datetime.datetime
     lapses: datetime.datetime
+    carried_out: datetime.datetime | None = None
+    same_text: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,6 +11,8 @@ mail::
 
 ``origin`` is the message being answered, when there is one: answers to its
 sender continue its thread and count against the sender's daily reply cap.
+A message to a tournament director alone carries a single-use order key in
+its ``Reply-To`` (:mod:`mailbot.orderkeys`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from mailbot.gamemail import game_headers, game_subject, game_summary
 from mailbot.intent import help_words
 from mailbot.notation import Notation, write_line, write_move
 from mailbot.notices import Rendered, Renderer
+from mailbot.orderkeys import KEY_DAYS, new_key, reply_to
 from mailbot.outbox import UNDELIVERABLE, queue, recipients_tournaments
 from mailbot.phrase import Phrase
 from mailbot.record import (
@@ -59,9 +62,11 @@ from mailbot.store import (
     Game,
     HeldOrder,
     InboundMessage,
+    OrderKey,
     Outbox,
     Player,
     Tournament,
+    is_director,
     recent,
 )
 
@@ -216,9 +221,32 @@ class Notifier:
             game_id=d.game.id if d.game is not None else None,
             inbound_id=self._inbound(),
         )
+        if self._to_director_alone(row):
+            self._key(row)
         self.queued.append(row)
         if d.queued is not None:
             d.queued(row)
+
+    def _to_director_alone(self, row: Outbox) -> bool:
+        """Whether ``row`` goes to one recipient, a tournament director, and nobody else."""
+        to, cc = row.to_addrs, row.cc_addrs
+        return len(to) == 1 and not cc and is_director(self.session, to[0])
+
+    def _key(self, row: Outbox) -> None:
+        """A single-use order key for the mail ``row`` sends to a director alone: the
+        director's reply goes to its ``Reply-To`` and carries the orders out once
+        (:mod:`mailbot.orderkeys`)."""
+        key = new_key()
+        row.headers = {**row.headers, "Reply-To": reply_to(self.sender, key)}
+        self.session.add(
+            OrderKey(
+                key=key,
+                director_email=row.to_addrs[0],
+                outbox=row,
+                created_at=self.now,
+                lapses_at=self.now + datetime.timedelta(days=KEY_DAYS),
+            )
+        )
 
     def _batch(self, group: Sequence[_Draft]) -> _Draft:
         """One message for the drafts of ``group`` (one recipient, several games)."""
@@ -1213,6 +1241,7 @@ class Notifier:
         directed = self._tournaments(e.tournaments)
         t = directed[0]
         tz = ZoneInfo(t.timezone)
+        done = e.carried_out if isinstance(e, ev.OrdersHeld) else None
         self._mail(
             template="notice",
             language=t.language,
@@ -1223,6 +1252,9 @@ class Notifier:
                 "received": f"{e.received.astimezone(tz):%d.%m.%Y %H:%M}",
                 "orders": list(e.orders),
                 "lapses": f"{lapses.astimezone(tz):%d.%m.%Y}" if lapses else "",
+                # the orders may be a copy of some carried out before
+                "done": f"{done.astimezone(tz):%d.%m.%Y}" if done else "",
+                "same_text": isinstance(e, ev.OrdersHeld) and e.same_text,
             },
             to=[t.director_email],
             event="notice",

@@ -91,6 +91,7 @@ __all__ = [
     "Move",
     "NaiveDatetimeError",
     "Notice",
+    "OrderKey",
     "Outbox",
     "Penalty",
     "Player",
@@ -106,6 +107,7 @@ __all__ = [
     "describe_url",
     "held_back",
     "import_start_list",
+    "is_director",
     "make_engine",
     "mark_changed_games",
     "migrations_directory",
@@ -683,8 +685,8 @@ class Claim(Base):
 
 class HeldOrder(Base):
     """Orders in the director's name that the bot could not authenticate (no DMARC pass,
-    not a reply to the bot's own mail): held until the director confirms them by
-    replying to the challenge mail, or until they lapse."""
+    no live order key), or that repeat orders carried out before: held until the
+    director confirms them by replying to the challenge mail, or until they lapse."""
 
     __tablename__ = "held_orders"
     __table_args__ = (CheckConstraint(_one_of("status", HELD_STATUSES), name="status"),)
@@ -703,6 +705,33 @@ class HeldOrder(Base):
     created_at: Mapped[datetime.datetime]
     lapses_at: Mapped[datetime.datetime]
     decided_at: Mapped[datetime.datetime | None]
+
+
+class OrderKey(Base):
+    """A single-use key in the ``Reply-To`` of a message the bot sent to a tournament
+    director alone (``bot+o-KEY@``): a reply through it proves the director wrote it,
+    for the orders of one message, until it lapses (:mod:`mailbot.orderkeys`)."""
+
+    __tablename__ = "order_keys"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: 26 lower-case base32 characters (130 bits).
+    key: Mapped[str] = mapped_column(String(32), unique=True, index=True)
+    #: The director the message went to: only their orders may come through the key.
+    director_email: Mapped[str] = mapped_column(String(320))
+    #: The message that carried the key.
+    outbox_id: Mapped[int | None] = mapped_column(
+        ForeignKey("outbox.id", ondelete="SET NULL"), index=True
+    )
+    created_at: Mapped[datetime.datetime]
+    lapses_at: Mapped[datetime.datetime]
+    #: When orders came through the key, and the message that brought them.
+    spent_at: Mapped[datetime.datetime | None]
+    spent_by: Mapped[int | None] = mapped_column(
+        ForeignKey("inbound_messages.id", ondelete="SET NULL")
+    )
+
+    outbox: Mapped[Outbox | None] = relationship()
 
 
 class ReplyCount(Base):
@@ -935,6 +964,8 @@ class Recent:
     - ``writers`` and ``directed``: for the senders :func:`prefetch_senders`
       loaded, the players who write from each address and the tournaments it
       directs, until a player, an address or a tournament is written;
+    - ``directors``: the addresses of every tournament's director, once
+      :func:`is_director` read them, until a tournament is written;
     - ``held``: other rows loaded for the batch, kept here because the session
       itself keeps only weak references.
 
@@ -958,6 +989,7 @@ class Recent:
     counted: set[tuple[str, datetime.date]] = dataclasses.field(default_factory=set)
     writers: dict[str, list[Player]] = dataclasses.field(default_factory=dict)
     directed: dict[str, list[Tournament]] = dataclasses.field(default_factory=dict)
+    directors: frozenset[str] | None = None
     held: list[Base] = dataclasses.field(default_factory=list)
 
 
@@ -984,13 +1016,14 @@ def _forget_changed_people(session: Session, *args: Any) -> None:
     """Before a flush that writes a player, an address or a tournament: who writes
     from an address, and what it directs, are read from the database again."""
     memo = session.info.get(_RECENT)
-    if memo is None or not (memo.writers or memo.directed):
+    if memo is None or not (memo.writers or memo.directed or memo.directors is not None):
         return
     for row in (*session.new, *session.dirty, *session.deleted):
         if isinstance(row, (Player, PlayerAddress)):
             memo.writers.clear()
         elif isinstance(row, Tournament):
             memo.directed.clear()
+            memo.directors = None
 
 
 event.listen(Session, "before_flush", _forget_changed_people)
@@ -1165,6 +1198,31 @@ def import_start_list(
     session.add(tournament)
     session.flush()
     return tournament
+
+
+def is_director(session: Session, address: str) -> bool:
+    """Whether ``address`` (in normal form) directs a tournament.
+
+    The directors' addresses are read once a transaction (:class:`Recent`), and
+    again after a flush that writes a tournament.
+
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> with session_factory(engine)() as session:
+    ...     session.add(Tournament(index="T", name="T", profile="bg-email", rules={},
+    ...                            timezone="UTC", start=datetime.date(2026, 3, 1),
+    ...                            end=datetime.date(2027, 3, 1), language="en", notation="en",
+    ...                            conditional_moves=False, director_name="D",
+    ...                            director_email="d@x.example", created_at=RECHECK))
+    ...     session.flush()
+    ...     is_director(session, "d@x.example"), is_director(session, "a@x.example")
+    (True, False)
+    """
+    memo = recent(session)
+    if memo.directors is None:
+        with held_back(session, Tournament):
+            memo.directors = frozenset(session.scalars(select(Tournament.director_email)))
+    return address in memo.directors
 
 
 def players_writing_from(session: Session, address: str) -> list[Player]:

@@ -108,11 +108,15 @@ class Bench:
         headers: Sequence[tuple[str, str]] = (),
         reply_to: Outbox | None = None,
         message_id: str | None = None,
+        to: str | None = None,
     ) -> bytes:
-        """A plain message from ``sender``, as a mail client writes it."""
+        """A plain message from ``sender``, as a mail client writes it: a reply goes to
+        the replied message's ``Reply-To`` when it has one, else to the bot (unless
+        ``to`` says otherwise)."""
         msg = EmailMessage()
         msg["From"] = sender
-        msg["To"] = BOT
+        answer_to = reply_to.headers.get("Reply-To") if reply_to is not None else None
+        msg["To"] = to or answer_to or BOT
         msg["Subject"] = subject
         msg["Date"] = email.utils.format_datetime(at(2))
         msg["Message-ID"] = message_id or f"<b{next(self._ids)}@players.example>"

@@ -160,10 +160,12 @@ class Federation:
         reply_to: Received | None = None,
         headers: Sequence[tuple[str, str]] = (),
     ) -> EmailMessage:
-        """The message :meth:`write` would deliver, not delivered."""
+        """The message :meth:`write` would deliver, not delivered: a reply goes to the
+        replied message's ``Reply-To`` when it has one, else to the bot."""
         msg = EmailMessage()
         msg["From"] = sender
-        msg["To"] = BOT
+        answer_to = reply_to.message["Reply-To"] if reply_to is not None else None
+        msg["To"] = str(answer_to) if answer_to else BOT
         msg["Subject"] = subject
         msg["Date"] = email.utils.format_datetime(at)
         msg["Message-ID"] = f"<m{next(_ids)}.{at.timestamp():.0f}@players.example>"

@@ -66,15 +66,18 @@ def _fetched(raws: list[bytes]) -> list[Fetched]:
 
 
 _ID = re.compile(r"<([^<>]+)>")
+_KEY = re.compile(r"\+o-[a-z2-7]{26}@")
 
 
 def _what_happened(bench: Bench) -> dict[str, object]:
     """The games, the messages' records and the answers, with each Message-ID of the
-    bot's own replaced by the place of its answer in the outbox."""
+    bot's own replaced by the place of its answer in the outbox, and each order key
+    (random) by ``KEY``."""
     rows = bench.outbox()
     place = {row.message_id: f"answer {i}" for i, row in enumerate(rows)}
 
     def names(value: str) -> str:
+        value = _KEY.sub("+o-KEY@", value)
         return _ID.sub(lambda m: f"<{place.get(m.group(1), m.group(1))}>", value)
 
     with bench.sessions() as session:

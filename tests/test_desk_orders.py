@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -259,3 +260,63 @@ def test_no_moves_after_the_end_of_the_tournament(make) -> None:  # type: ignore
     assert fed.last(BLACK).message["X-Mailbot-Event"] == "notice"
     assert "arbiter" in text_of(fed.last(BLACK)) or "арбитр" in text_of(fed.last(BLACK))
     assert fed.last(BLACK).message["X-Mailbot-Ply"] == "1"
+
+
+def decisions(fed: Federation, address: str) -> list[Received]:
+    """The notices of the director's decisions that ``address`` received."""
+    return [m for m in of(fed, address, "notice") if "X-Mailbot-Time" in m.message]
+
+
+def test_orders_through_the_td_s_reply_address_go_once_copies_and_forgeries_wait(  # type: ignore[no-untyped-def]
+    make,
+) -> None:
+    """Over IMAP and SMTP: the bot's mail to the TD alone has a reply address of its own
+    (``bot+o-KEY@``); an answer through it is carried out once. The same answer sent
+    again, and a forgery by the player who had a copy, wait for the TD's confirmation,
+    and the question says when the orders were carried out."""
+    fed = make(start_list("bg-email", "2026-03-01"))
+    fed.write(WHITE, "1. e2-e4", at(3, 3), subject="[TD-1/1] move")
+    fed.poll(at(3, 3, 11))
+    # an order to the bot's own address proves nothing: the TD is asked
+    fed.write(TD, "penalty TD-1/1 black 5", at(3, 4))
+    fed.poll(at(3, 4, 11))
+    asked = fed.last(TD)
+    assert asked.message["X-Mailbot-Held"] and decisions(fed, WHITE) == []
+    keyed = re.compile(r"Federation CC <bot\+o-[a-z2-7]{26}@federation\.example>")
+    assert keyed.fullmatch(str(asked.message["Reply-To"]))
+    fed.write(TD, "Confirm.\n\nTom", at(3, 4, 12), reply_to=asked)
+    fed.poll(at(3, 4, 13))
+    done = fed.last(TD)
+    assert done.message["Subject"] == "[TD-1] Your orders"
+    assert keyed.fullmatch(str(done.message["Reply-To"]))
+    assert done.message["Reply-To"] != asked.message["Reply-To"]
+    assert len(decisions(fed, WHITE)) == 1
+    # the TD answers that mail with an order and a copy to Black: carried out at once
+    order = fed.compose(TD, "penalty TD-1/1 white 5", at(3, 5), reply_to=done,
+                        headers=[("Cc", BLACK)])  # fmt: skip
+    assert order["To"] == done.message["Reply-To"]
+    fed.deliver(order.as_bytes(), at(3, 5))
+    fed.poll(at(3, 5, 11))
+    assert fed.last(TD).message["Subject"] == "[TD-1] Your orders"
+    assert len(decisions(fed, WHITE)) == 2
+    assert decisions(fed, WHITE)[-1].message["X-Mailbot-Time"] == "white=7; black=5"
+    # the very same message again, with another Message-ID: it waits
+    order.replace_header("Message-ID", "<penalty.again@federation.example>")
+    fed.deliver(order.as_bytes(), at(3, 12))
+    fed.poll(at(3, 12, 11))
+    again = fed.last(TD)
+    assert again.message["X-Mailbot-Held"]
+    assert "These orders were already carried out on 05.03.2026" in text_of(again)
+    # Black, who had the copy, writes in the TD's name to the same address
+    forged = fed.compose(TD, "forfeit TD-1/1 white", at(3, 13), reply_to=done)
+    fed.deliver(forged.as_bytes(), at(3, 13))
+    fed.poll(at(3, 13, 11))
+    asked = fed.last(TD)
+    assert asked.message["X-Mailbot-Held"] and "forfeit TD-1/1 white" in text_of(asked)
+    assert "already carried out on 05.03.2026" in text_of(asked)
+    assert of(fed, WHITE, "game-over") == [] and len(decisions(fed, WHITE)) == 2
+    # the TD rejects the forgery through its question: still nothing happens
+    fed.write(TD, "reject", at(3, 13, 12), reply_to=asked)
+    fed.poll(at(3, 13, 13))
+    assert fed.last(TD).message["Subject"] == "[TD-1] Orders cancelled"
+    assert of(fed, WHITE, "game-over") == [] and len(decisions(fed, WHITE)) == 2

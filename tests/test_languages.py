@@ -139,6 +139,10 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
         (ev.StrangerWrote(g2, "eve@example.net", "..."), False),
         (ev.OrdersDone((1,), (phrase, not_done)), True),
         (ev.OrdersHeld((1,), held.id, ("forfeit LX-1/1 black",), TD, due, due), False),
+        # the same orders again, and orders through a reply address already used
+        (ev.OrdersHeld((1,), held.id, ("forfeit LX-1/1 black",), TD, due, due, at(2), True),
+         False),
+        (ev.OrdersHeld((1,), held.id, ("forfeit LX-1/1 black",), TD, due, due, at(2)), False),
         (ev.OrdersCancelled((1,), ("forfeit LX-1/1 black",), TD, due), False),
         (ev.Quarantined(inbound.id, (1,)), False),
         (ev.Undeliverable(row.id, (1,)), False),

@@ -11,7 +11,7 @@ import datetime
 from collections.abc import Iterator
 
 import pytest
-from deskbench import AUTHSERV, BLACK, GREY, IVAN, TD, WHITE, Bench, at
+from deskbench import AUTHSERV, BLACK, BOT, GREY, IVAN, TD, WHITE, Bench, at
 from sqlalchemy import select
 
 from mailbot.desk import Desk, Outcome, StoreUnavailable
@@ -351,7 +351,7 @@ def test_an_order_nobody_vouches_for_waits_for_the_directors_confirmation(bench:
     assert bench.outbox(to=TD)[-1].subject == "[PX-1] Orders cancelled"
 
 
-def test_orders_in_a_reply_to_the_directors_own_mail_or_with_dmarc_go_at_once(
+def test_orders_through_the_directors_reply_address_or_with_dmarc_go_at_once(
     db_url: str,
 ) -> None:
     bench = Bench(db_url, authserv_id=AUTHSERV)
@@ -360,11 +360,19 @@ def test_orders_in_a_reply_to_the_directors_own_mail_or_with_dmarc_go_at_once(
         bench.send(TD, "penalty PX-1/1 white 5", at(2), headers=vouched)
         assert bench.game(1) == (None, 5)
         assert held(bench) == []
-        # the answer went to the director alone; a reply to it needs no DMARC
+        # the answer went to the director alone, with a reply address only the director
+        # has: a reply to it needs no DMARC
         answer = bench.outbox(to=TD)[-1]
+        assert answer.headers["Reply-To"].startswith('"Federation CC" <bot+o-')
         bench.send(TD, "penalty PX-1/1 black 5", at(3), reply_to=answer)
         assert bench.game(1) == (None, 10)
         assert held(bench) == []
+        # naming the bot's mail in In-Reply-To, written To the bot's own address, is not
+        # enough: every copy of that mail has its Message-ID
+        answer = bench.outbox(to=TD)[-1]
+        bench.send(TD, "penalty PX-1/1 black 10", at(4), reply_to=answer, to=BOT)
+        assert bench.game(1) == (None, 10)
+        assert [h.orders for h in held(bench)] == [["penalty PX-1/1 black 10"]]
     finally:
         bench.close()
 
