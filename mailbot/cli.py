@@ -99,18 +99,25 @@ class Command:
     run: Runner
     arguments: Arguments | None = None
     needs_config: bool = True
+    #: The exit status of bad usage or a bad configuration (``health``: 3, as
+    #: monitoring plugins say "unknown").
+    bad_usage: int = 2
 
 
 COMMANDS: list[Command] = []
 
 
 def command(
-    *words: str, help: str, arguments: Arguments | None = None, needs_config: bool = True
+    *words: str,
+    help: str,
+    arguments: Arguments | None = None,
+    needs_config: bool = True,
+    bad_usage: int = 2,
 ) -> Callable[[Runner], Runner]:
     """Register the decorated function as the command ``words``."""
 
     def register(run: Runner) -> Runner:
-        COMMANDS.append(Command(tuple(words), help, run, arguments, needs_config))
+        COMMANDS.append(Command(tuple(words), help, run, arguments, needs_config, bad_usage))
         return run
 
     return register
@@ -272,6 +279,7 @@ def poll(ctx: Context, args: argparse.Namespace) -> int:
 )
 def sweep(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot.courier import deliver
+    from mailbot.health import SWEEP, beat
     from mailbot.postman import Postman
     from mailbot.sweep import sweep as run_sweep
 
@@ -280,6 +288,7 @@ def sweep(ctx: Context, args: argparse.Namespace) -> int:
     try:
         sessions = session_factory(engine)
         report = run_sweep(sessions, ctx.settings.smtp.sender, ctx.now())
+        beat(sessions, SWEEP, report.line())
         delivery = deliver(ctx.settings, sessions, Postman(ctx.settings.smtp), ctx.now())
     finally:
         engine.dispose()
@@ -574,6 +583,39 @@ def quarantine(ctx: Context, args: argparse.Namespace) -> int:
 
 
 @command(
+    "health",
+    help="one line per check (OK, WARNING or CRITICAL): the database, the last poll and "
+    "sweep, the outbox, failed mail, quarantine; exit 0 OK, 1 warning, 2 critical, 3 bad "
+    "usage or config",
+    arguments=lambda parser: _described(
+        parser,
+        "Checks that the bot works, for monitoring (Nagios, Icinga, a systemd timer). It reads\n"
+        "only the database, so it works while the daemon runs, from any process. The age\n"
+        "limits are the keys under `health:` in the configuration.\n\n"
+        "example:\n  mailbot -c /etc/mailbot/config.yaml health",
+    ),
+    bad_usage=3,
+)
+def health(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot import health as checkup
+
+    engine = make_engine(ctx.settings.database)
+    try:
+        found = checkup.checks(session_factory(engine), ctx.settings.health, ctx.now())
+    finally:
+        engine.dispose()
+    for check in found:
+        print(check.line(), file=ctx.stdout)
+    return int(checkup.worst(found))
+
+
+def _described(parser: argparse.ArgumentParser, text: str) -> None:
+    """Give a command's ``--help`` a description and an example."""
+    parser.description = text
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+@command(
     "demo",
     help="play a short game through the real pipeline on embedded servers",
     needs_config=False,
@@ -660,7 +702,10 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
-        return exc.code if isinstance(exc.code, int) else 2
+        code = exc.code if isinstance(exc.code, int) else 2
+        given = f" {' '.join(argv if argv is not None else sys.argv[1:])} "
+        bad = next((c.bad_usage for c in COMMANDS if f" {' '.join(c.words)} " in given), 2)
+        return bad if code == 2 else code
     cmd: Command = args._command
     path = config_path(args.config, os.environ)
     with _logging_to_stderr() as set_level:
@@ -676,7 +721,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
             return cmd.run(Context(path, config, out), args)
         except UsageError as exc:
             print(f"{PROGRAM}: {exc}", file=sys.stderr)
-            return 2
+            return cmd.bad_usage
         except KeyboardInterrupt:
             print(f"{PROGRAM}: interrupted", file=sys.stderr)
             return 1
@@ -703,11 +748,11 @@ def infrastructure_problem(exc: Exception, config: Config | None, path: Path) ->
         TimeoutError,
     )
 
-    from mailbot.desk import StoreUnavailable
     from mailbot.inbox import MailboxError
+    from mailbot.outage import StoreUnavailable, fault_of
 
     if isinstance(exc, StoreUnavailable):
-        return f"{exc}; check that the server runs and `database` in {path}"
+        return f"{exc}; {exc.fault.advice(str(path))}"
     if isinstance(exc, MailboxError):
         return f"{exc}; check that the server runs and `imap` in {path}"
     where = describe_url(config.database) if config is not None else "the database"
@@ -717,6 +762,9 @@ def infrastructure_problem(exc: Exception, config: Config | None, path: Path) ->
         "no such table" in reason or ("relation" in reason and "does not exist" in reason)
     ):
         return f"the database {where} has no tables yet ({reason}); run: mailbot -c {path} init"
+    fault = fault_of(exc, where)
+    if fault is not None:
+        return f"{fault}; {fault.kind.check.format(config=path)}"
     if isinstance(exc, OperationalError | InterfaceError | DisconnectionError | TimeoutError):
         return (
             f"the database {where} cannot be used ({reason}); "

@@ -124,6 +124,19 @@ class SweepConfig:
 
 
 @dataclasses.dataclass(frozen=True)
+class HealthConfig:
+    """The ages past which ``mailbot health`` warns; past three times the age it is
+    critical."""
+
+    #: The last successful pass over the inbox (by the daemon or by ``poll``).
+    poll_minutes: int = 30
+    #: The last successful deadline sweep (the daemon sweeps once a day).
+    sweep_hours: int = 26
+    #: The oldest mail still waiting in the outbox.
+    outbox_minutes: int = 60
+
+
+@dataclasses.dataclass(frozen=True)
 class Config:
     """The whole configuration."""
 
@@ -135,6 +148,7 @@ class Config:
     smtp: SmtpConfig
     policy: PolicyConfig = PolicyConfig()
     sweep: SweepConfig = SweepConfig()
+    health: HealthConfig = HealthConfig()
     log_level: str = "INFO"
     #: Where the daemon keeps every tournament's published pages (``DIR/INDEX/``), if anywhere.
     site_folder: str | None = None
@@ -233,6 +247,14 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
     sweep_config = SweepConfig(hour=sweep.whole("hour", default=6, low=0, high=23))
     sweep.finish()
 
+    health = top.section("health", optional=True)
+    health_config = HealthConfig(
+        poll_minutes=health.whole("poll_minutes", default=30, low=1),
+        sweep_hours=health.whole("sweep_hours", default=26, low=1),
+        outbox_minutes=health.whole("outbox_minutes", default=60, low=1),
+    )
+    health.finish()
+
     level = top.text("log_level", default="INFO").upper()
     if level not in _LOG_LEVELS:
         raise ConfigError("log_level", f"must be one of {', '.join(_LOG_LEVELS)}")
@@ -248,6 +270,7 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         smtp=smtp_config,
         policy=policy_config,
         sweep=sweep_config,
+        health=health_config,
         log_level=level,
         site_folder=site_folder,
         tablebases=tablebases,

@@ -34,11 +34,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import Config
 from mailbot.courier import Courier, deliver, shareable
-from mailbot.desk import Desk, Outcome, Policy, StoreUnavailable
+from mailbot.desk import Desk, Outcome, Policy
+from mailbot.health import POLL, SWEEP, beat
 from mailbot.inbox import Fetched, Mailbox, MailboxError
+from mailbot.outage import StoreUnavailable, diagnose
 from mailbot.outbox import Delivery
 from mailbot.postman import Postman
-from mailbot.store import Game, Move, Outbox, Tournament, store_problem
+from mailbot.store import Game, Move, Outbox, Tournament
 
 log = logging.getLogger(__name__)
 
@@ -254,7 +256,9 @@ def poll_once(config: Config, sessions: sessionmaker[Session], now: Clock) -> Pa
         _deliver_quietly(config, sessions, postman, now())
         raise
     delivery = early + deliver(config, sessions, postman, now())
-    return PassReport(dict(counts), delivery)
+    report = PassReport(dict(counts), delivery)
+    beat(sessions, POLL, report.line())
+    return report
 
 
 def _courier_for(
@@ -375,12 +379,13 @@ class Daemon:
         try:
             with self._hold():
                 self.sweep(wall_clock())
+            beat(self.sessions, SWEEP)
             return True
         except Exception as exc:
             self.sweep_due.set()  # try again after the next wait
-            problem = store_problem(self.sessions)
-            if problem is not None:
-                raise StoreUnavailable(problem) from exc
+            fault = diagnose(self.sessions, exc)
+            if fault is not None:
+                raise StoreUnavailable(fault) from exc
             log.error("sweep failed: %s: %s", type(exc).__name__, exc)
             log.debug("the failure in full", exc_info=True)
             self.sweep_due.clear()
@@ -392,9 +397,9 @@ class Daemon:
                 self.config, self.sessions, self.postman, wall_clock(), self._is_stopping
             )
         except Exception as exc:
-            problem = store_problem(self.sessions)
-            if problem is not None:
-                raise StoreUnavailable(problem) from exc
+            fault = diagnose(self.sessions, exc)
+            if fault is not None:
+                raise StoreUnavailable(fault) from exc
             log.error("outbox: %s: %s", type(exc).__name__, exc)
             log.debug("the failure in full", exc_info=True)
             return
@@ -405,6 +410,7 @@ class Daemon:
         counts = self._read(mailbox)
         if counts:
             log.info("read %s", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+        beat(self.sessions, POLL, ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
         self._up()
         swept = self._maybe_sweep()
         self._deliver()
@@ -438,9 +444,9 @@ class Daemon:
                 self.sessions, Path(self.config.site_folder), wall_clock(), self._pages
             )
         except Exception as exc:
-            problem = store_problem(self.sessions)
-            if problem is not None:
-                raise StoreUnavailable(problem) from exc
+            fault = diagnose(self.sessions, exc)
+            if fault is not None:
+                raise StoreUnavailable(fault) from exc
             log.error("site: %s: %s", type(exc).__name__, exc)
             return
         if written:
@@ -472,6 +478,9 @@ class Daemon:
             return 0
         finally:
             scheduler.shutdown(wait=False)
+            # the work has ended: the stop timer must not outlive it, or it lands while
+            # the interpreter exits, when the default action of SIGALRM kills the process
+            signal.setitimer(signal.ITIMER_REAL, 0)
 
     def _loop(self) -> int:
         delay = 1.0

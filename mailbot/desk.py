@@ -9,16 +9,21 @@ DMARC), *route* (to the director's orders, a leave request, the game it is
 about, or an answer), *handle* (the word's handler in
 :mod:`mailbot.handlers`, which records what changes and returns events),
 *notify* (the :class:`~mailbot.notifier.Notifier` queues the mail the events
-mean) and *commit*. A message already handled is recognised by the hash of its bytes,
-its (folder, UIDVALIDITY, UID), or its fingerprint (the same Message-ID from
-the same sender with the same text), and is not applied again (design.md,
-invariant 1). A reused Message-ID alone proves nothing: that message is new.
+mean) and *commit*. A message already handled is recognised by the hash of its bytes
+or its fingerprint (the same Message-ID from the same sender with the same
+text), and is not applied again. A reused Message-ID alone proves nothing, and
+neither does a reused place in the mailbox (folder, UIDVALIDITY, UID): that
+message is new.
 
 Whatever fails in one message stays with that message: the failure is
 recorded in a transaction of its own, the message is tried again at the next
 pass, and after :data:`MAX_ATTEMPTS` it goes to quarantine and the director
-is told once. Only a database that cannot be reached stops the pass
-(:class:`StoreUnavailable`).
+is told once. Only the store's own faults stop the pass: a database that
+cannot be reached, or one that refuses to write for its own reasons (a full
+disk, a read-only file, an I/O error: :mod:`mailbot.outage`). Then no message
+is charged for it and the messages stay in the inbox
+(:class:`~mailbot.outage.StoreUnavailable`); a message goes to quarantine
+unrecorded only once the store has shown that it writes.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import event, false, func, inspect, or_, select, tuple_, update
+from sqlalchemy import event, false, func, inspect, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -48,6 +53,7 @@ from mailbot.intent import Word, read_words
 from mailbot.letters import Letter, read_letter
 from mailbot.notices import Renderer
 from mailbot.notifier import Notifier, Origin
+from mailbot.outage import StoreUnavailable, diagnose, fault_of, probe, where_of
 from mailbot.postman import compose_address
 from mailbot.record import tag_of
 from mailbot.store import (
@@ -61,7 +67,6 @@ from mailbot.store import (
     prefetch_games,
     prefetch_senders,
     recent,
-    store_problem,
 )
 
 log = logging.getLogger(__name__)
@@ -82,10 +87,6 @@ class Outcome(enum.Enum):
 
 class BatchTaken(RuntimeError):
     """Another worker handled messages of a batch while this one did: it is rolled back."""
-
-
-class StoreUnavailable(RuntimeError):
-    """The database cannot be reached: no message can be handled until it is back."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,34 +184,26 @@ def _single_writer(session: Session) -> bool:
     return session.get_bind().dialect.name == "sqlite"
 
 
-def _recorded(
-    session: Session, messages: Sequence[tuple[str, str | None, Fetched]]
-) -> list[InboundMessage]:
-    """The inbound rows recording any of ``messages`` (the hash of its bytes, its
-    fingerprint, its place in the mailbox), oldest first, in one query."""
-    shas = sorted({sha for sha, _mark, _fetched in messages})
-    marks = sorted({mark for _sha, mark, _fetched in messages if mark is not None})
-    places = sorted({(f.folder, f.uidvalidity, f.uid) for _sha, _mark, f in messages})
-    clauses = [
-        InboundMessage.raw_sha256.in_(shas),
-        tuple_(InboundMessage.folder, InboundMessage.uidvalidity, InboundMessage.uid).in_(places),
-    ]
+def _recorded(session: Session, messages: Sequence[tuple[str, str | None]]) -> list[InboundMessage]:
+    """The inbound rows recording any of ``messages`` (the hash of its bytes, or its
+    fingerprint), oldest first, in one query."""
+    shas = sorted({sha for sha, _mark in messages})
+    marks = sorted({mark for _sha, mark in messages if mark is not None})
+    clauses = [InboundMessage.raw_sha256.in_(shas)]
     if marks:
         clauses.append(InboundMessage.fingerprint.in_(marks))
     query = select(InboundMessage).where(or_(*clauses)).order_by(InboundMessage.id)
     return list(session.scalars(query).all())
 
 
-def _first_of(
-    rows: Sequence[InboundMessage], sha: str, mark: str | None, fetched: Fetched
-) -> InboundMessage | None:
-    """The row among ``rows`` that records the message: the same bytes or text decide
-    before the same place in the mailbox."""
-    same = [r for r in rows if r.raw_sha256 == sha or (mark and r.fingerprint == mark)]
-    if same:
-        return same[0]
-    place = (fetched.folder, fetched.uidvalidity, fetched.uid)
-    return next((r for r in rows if (r.folder, r.uidvalidity, r.uid) == place), None)
+def _first_of(rows: Sequence[InboundMessage], sha: str, mark: str | None) -> InboundMessage | None:
+    """The row among ``rows`` that records the message: the same bytes, or the same
+    Message-ID from the same sender with the same text.
+
+    Its place in the mailbox (folder, UIDVALIDITY, UID) decides nothing: a
+    mailbox made anew may hand out the same numbers again to new messages.
+    """
+    return next((r for r in rows if r.raw_sha256 == sha or (mark and r.fingerprint == mark)), None)
 
 
 def _short(value: str | None, size: int = 80) -> str:
@@ -244,7 +237,7 @@ class Desk:
         """Handle one fetched message.
 
         Never raises for a bad message, however broken; raises
-        :class:`StoreUnavailable` when the database cannot be reached.
+        :class:`StoreUnavailable` when the store is at fault.
         """
         letter, sha, mark = self._read(fetched)
         try:
@@ -326,6 +319,9 @@ class Desk:
                         if row.id in made and row.id not in taken:
                             session.delete(row)
         except Exception as exc:
+            fault = fault_of(exc, where_of(self.sessions))
+            if fault is not None:
+                raise StoreUnavailable(fault) from exc
             log.info(
                 "a batch of %d messages was rolled back (%s); one at a time",
                 len(batch),
@@ -382,7 +378,7 @@ class Desk:
             return Outcome.DUPLICATE
         except IntegrityError:
             with self.sessions() as session:
-                known = self._find(session, sha, mark, fetched)
+                known = self._find(session, sha, mark)
                 if known is not None and known.status != "new":
                     # another worker recorded the same message first
                     log.info("message %s already recorded", _short(letter.message_id))
@@ -404,16 +400,14 @@ class Desk:
 
         The rows are what :meth:`_find` and :meth:`_record` would give one
         message after another: a message the same as an earlier one of the
-        batch (bytes, fingerprint or place) finds that one's row, which by its
-        turn has been handled.
+        batch (bytes or fingerprint) finds that one's row, which by its turn
+        has been handled.
         """
-        known = _recorded(
-            session, [(sha, mark, f) for f, (_letter, sha, mark) in zip(batch, read, strict=True)]
-        )
+        known = _recorded(session, [(sha, mark) for _letter, sha, mark in read])
         rows: list[InboundMessage] = []
         made: list[InboundMessage] = []
         for fetched, (letter, sha, mark) in zip(batch, read, strict=True):
-            row = _first_of(known, sha, mark, fetched)
+            row = _first_of(known, sha, mark)
             if row is None:
                 row = self._record(session, letter, sha, mark, fetched, now, flush=False)
                 known.append(row)
@@ -439,7 +433,7 @@ class Desk:
         A message handled before is a duplicate; a copy of poison (or of one
         whose filing was cut short) joins it in quarantine.
         """
-        inbound = recorded or self._find(session, sha, mark, fetched)
+        inbound = recorded or self._find(session, sha, mark)
         if inbound is not None and inbound.status == "quarantined":
             return Outcome.QUARANTINED
         if inbound is None:
@@ -476,20 +470,17 @@ class Desk:
         )
 
     def _check_store(self, exc: BaseException) -> None:
-        """Raise :class:`StoreUnavailable` when the database, not the message, is at fault."""
-        problem = store_problem(self.sessions)
-        if problem is not None:
-            raise StoreUnavailable(problem) from exc
+        """Raise :class:`StoreUnavailable` when the store, not the message, is at fault."""
+        fault = diagnose(self.sessions, exc)
+        if fault is not None:
+            raise StoreUnavailable(fault) from exc
 
-    def _find(
-        self, session: Session, sha: str, mark: str | None, fetched: Fetched
-    ) -> InboundMessage | None:
-        # One query; the same bytes or text decide before the same place in the mailbox.
-        # What the session holds back (the previous message's answers) goes to the
+    def _find(self, session: Session, sha: str, mark: str | None) -> InboundMessage | None:
+        # One query. What the session holds back (the previous message's answers) goes to the
         # database with this message's row.
         with held_back(session, InboundMessage):
-            found = _recorded(session, [(sha, mark, fetched)])
-        return _first_of(found, sha, mark, fetched)
+            found = _recorded(session, [(sha, mark)])
+        return _first_of(found, sha, mark)
 
     def _record(
         self,
@@ -538,7 +529,9 @@ class Desk:
         """Count a failed attempt in a transaction of its own; quarantine after the last.
 
         If even that fails with what the letter says, the bare message is
-        recorded; if nothing can be recorded, it goes to quarantine unrecorded.
+        recorded; if nothing can be recorded although the store shows that it
+        writes, it goes to quarantine unrecorded (its bytes stay in the
+        quarantine folder).
         """
         for bare in (False, True):
             try:
@@ -546,6 +539,9 @@ class Desk:
             except Exception as again:
                 self._check_store(again)
                 log.warning("recording the failure failed: %s", _short(str(again), 300))
+        fault = probe(self.sessions)
+        if fault is not None:
+            raise StoreUnavailable(fault) from exc
         log.error(
             "message %s from %s cannot be recorded; it goes to quarantine",
             _short(letter.message_id),
@@ -563,7 +559,7 @@ class Desk:
         exc: Exception,
     ) -> Outcome:
         with self.sessions() as session, session.begin():
-            row = self._find(session, sha, mark if letter else None, fetched) or self._record(
+            row = self._find(session, sha, mark if letter else None) or self._record(
                 session, letter, sha, mark, fetched, now
             )
             row.attempts += 1

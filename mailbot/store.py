@@ -52,7 +52,6 @@ from sqlalchemy import (
     inspect,
     or_,
     select,
-    text,
     tuple_,
     update,
 )
@@ -83,6 +82,7 @@ __all__ = [
     "DelayNotice",
     "DuplicateTournamentError",
     "Game",
+    "Heartbeat",
     "HeldOrder",
     "InboundMessage",
     "Leave",
@@ -111,6 +111,7 @@ __all__ = [
     "make_engine",
     "mark_changed_games",
     "migrations_directory",
+    "migrations_head",
     "pending",
     "players_writing_from",
     "prefetch_games",
@@ -118,7 +119,6 @@ __all__ = [
     "recent",
     "schema_revision",
     "session_factory",
-    "store_problem",
     "upgrade",
 ]
 
@@ -421,10 +421,7 @@ class InboundMessage(Base):
     """Every message received, with its raw bytes, kept as evidence."""
 
     __tablename__ = "inbound_messages"
-    __table_args__ = (
-        UniqueConstraint("folder", "uidvalidity", "uid"),
-        CheckConstraint(_one_of("status", INBOUND_STATUSES), name="status"),
-    )
+    __table_args__ = (CheckConstraint(_one_of("status", INBOUND_STATUSES), name="status"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     #: The ``Message-ID`` header, if the message has one (not unique: anyone may reuse one).
@@ -747,6 +744,18 @@ class ReplyCount(Base):
     updated_at: Mapped[datetime.datetime]
 
 
+class Heartbeat(Base):
+    """When a kind of work last succeeded (``poll``, ``sweep``), for ``mailbot health``
+    in any process: one row a kind, written at the end of each success."""
+
+    __tablename__ = "heartbeats"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    at: Mapped[datetime.datetime]
+    #: What the work did, in the words of its log line.
+    detail: Mapped[str | None] = mapped_column(Text)
+
+
 #: What deciding about a game reads of it: loaded with the game in a few queries
 #: (``select(Game).options(*GAME_STATE)``) instead of one lazy load per relation.
 GAME_STATE = (
@@ -892,25 +901,6 @@ def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
-
-
-def store_problem(sessions: sessionmaker[Session]) -> str | None:
-    """Why the database cannot be reached, in one line; None when it answers.
-
-    >>> engine = make_engine("sqlite://")
-    >>> store_problem(session_factory(engine)) is None
-    True
-    """
-    try:
-        with sessions() as session:
-            session.execute(text("SELECT 1"))
-    except Exception as exc:
-        bind = sessions.kw.get("bind")
-        where = describe_url(bind.url) if bind is not None else "the database"
-        lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-        reason = lines[0] if lines else type(exc).__name__
-        return f"the database {where} cannot be reached ({reason})"
-    return None
 
 
 @contextlib.contextmanager
@@ -1113,6 +1103,15 @@ def _migrate(url: str | URL | Engine, step: Callable[[Any], None]) -> None:
     finally:
         if engine is not url:
             engine.dispose()
+
+
+def migrations_head() -> str:
+    """The revision the code's migrations end at (what ``mailbot init`` upgrades to)."""
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None, "the migrations have a head"
+    return str(head)
 
 
 def schema_revision(url: str | URL | Engine) -> str | None:

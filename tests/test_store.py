@@ -9,7 +9,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from deskbench import Bench
-from sqlalchemy import CheckConstraint, Engine, inspect, select
+from sqlalchemy import CheckConstraint, Engine, func, inspect, select
 from sqlalchemy.exc import IntegrityError, StatementError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -134,7 +134,7 @@ def test_upgrade_is_idempotent_and_reversible(db_url: str) -> None:
     assert schema_revision(db_url) is None
     upgrade(db_url)
     upgrade(db_url)
-    assert schema_revision(db_url) == "0009"
+    assert schema_revision(db_url) == "0010"
     engine = make_engine(db_url)
     try:
         with engine.begin() as connection:
@@ -169,7 +169,7 @@ def test_upgrade_from_the_first_schema_keeps_the_mail(db_url: str) -> None:
                 ],
             )
         upgrade(engine)
-        assert schema_revision(engine) == "0009"
+        assert schema_revision(engine) == "0010"
         assert schema_differences(engine) == []
         with session_factory(engine).begin() as session:
             assert len(session.scalars(select(InboundMessage)).all()) == 2
@@ -191,7 +191,7 @@ def test_upgrade_from_0002_keeps_the_tournaments_with_the_old_behaviour(db_url: 
         columns = {c["name"] for c in inspect(engine).get_columns("players")}
         assert "digest" not in columns and "gender" not in columns
         upgrade(engine)
-        assert schema_revision(engine) == "0009"
+        assert schema_revision(engine) == "0010"
         assert schema_differences(engine) == []
         with session_factory(engine)() as session:
             t = session.scalars(select(Tournament)).one()
@@ -226,7 +226,7 @@ def test_0008_drops_the_unused_clock_columns_and_keeps_the_games_moves(db_url: s
             ).all()
         assert [tuple(r) for r in rows] == [(0, 1), (0, 1)]
         upgrade(engine)
-        assert schema_revision(engine) == "0009"
+        assert schema_revision(engine) == "0010"
         assert schema_differences(engine) == []
         columns = {c["name"] for c in inspect(engine).get_columns("games")}
         assert not columns & {"white_oversteps", "black_count_start_move"}
@@ -346,10 +346,6 @@ def _same_fingerprint(session: Session, t: int) -> None:
     _add(session, inbound(1, fingerprint="a" * 64), inbound(2, fingerprint="a" * 64))
 
 
-def _same_uid(session: Session, t: int) -> None:
-    _add(session, inbound(1), inbound(2, uid=1))
-
-
 def _same_outbox_id(session: Session, t: int) -> None:
     rows = [
         Outbox(
@@ -382,11 +378,18 @@ UNIQUE_CASES: list[UniqueCase] = [
     _same_game_number,
     _same_ply,
     _same_fingerprint,
-    _same_uid,
     _same_outbox_id,
     _bad_result,
     _unknown_player,
 ]
+
+
+def test_two_messages_may_share_a_place_in_the_mailbox(sessions: sessionmaker[Session]) -> None:
+    """A mailbox made anew may number new messages as old ones were (migration 0010)."""
+    with sessions.begin() as session:
+        _add(session, inbound(1), inbound(2, uid=1))
+    with sessions() as session:
+        assert session.scalar(select(func.count()).select_from(InboundMessage)) == 2
 
 
 @pytest.mark.parametrize("case", UNIQUE_CASES, ids=[c.__name__.strip("_") for c in UNIQUE_CASES])

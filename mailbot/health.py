@@ -1,0 +1,148 @@
+"""``mailbot health``: whether the bot works, one line per check, for monitoring.
+
+Every check reads the database, so it works from any process while the daemon
+runs: the store itself (reachable, writes, at the code's migration), when the
+last poll and the last sweep succeeded (:class:`~mailbot.store.Heartbeat`,
+written by the daemon, ``poll`` and ``sweep``), the oldest mail waiting in the
+outbox, mail given up, and messages in quarantine. The exit status is the
+worst level found, as monitoring plugins report it: 0 all OK, 1 a warning, 2 a
+critical finding (3, bad usage or configuration, comes from the command line).
+
+>>> print(Check(Level.WARNING, "quarantine", "2 messages set aside").line())
+WARNING quarantine: 2 messages set aside
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+from collections.abc import Sequence
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from mailbot.config import HealthConfig
+from mailbot.outage import probe
+from mailbot.store import Heartbeat, InboundMessage, Outbox, migrations_head, schema_revision
+
+#: The kinds of work whose last success is kept.
+POLL = "poll"
+SWEEP = "sweep"
+
+
+class Level(enum.IntEnum):
+    """How bad a finding is; its value is the exit status it gives."""
+
+    OK = 0
+    WARNING = 1
+    CRITICAL = 2
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    level: Level
+    name: str
+    found: str
+
+    def line(self) -> str:
+        return f"{self.level.name} {self.name}: {self.found}"
+
+
+def beat(sessions: sessionmaker[Session], name: str, detail: str | None = None) -> None:
+    """Record that ``name`` (:data:`POLL`, :data:`SWEEP`) succeeded just now, by the real
+    clock (``--now`` moves the bot's dates, not the time monitoring looks at)."""
+    now = datetime.datetime.now(datetime.UTC)
+    with sessions() as session, session.begin():
+        row = session.get(Heartbeat, name)
+        if row is None:
+            session.add(Heartbeat(name=name, at=now, detail=detail))
+        else:
+            row.at, row.detail = now, detail
+
+
+def _age(seconds: float) -> str:
+    """``seconds`` in words.
+
+    >>> _age(59), _age(3600), _age(3 * 3600 + 60), _age(3 * 86400)
+    ('59 s', '1 h', '3 h 1 min', '3 days')
+    """
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds // 60:.0f} min"
+    if seconds < 2 * 86400:
+        hours, rest = divmod(seconds, 3600)
+        return f"{hours:.0f} h" + (f" {rest // 60:.0f} min" if rest >= 60 else "")
+    return f"{seconds // 86400:.0f} days"
+
+
+def _by_age(name: str, what: str, age: float | None, limit: float) -> Check:
+    """OK within ``limit`` seconds, a warning past it, critical past three times it."""
+    if age is None:
+        return Check(Level.WARNING, name, f"{what}: never")
+    level = Level.OK if age <= limit else Level.WARNING if age <= 3 * limit else Level.CRITICAL
+    said = f"{what} {_age(age)} ago"
+    if level is not Level.OK:
+        said += f" (more than {_age(limit)})"
+    return Check(level, name, said)
+
+
+def checks(
+    sessions: sessionmaker[Session], limits: HealthConfig, now: datetime.datetime
+) -> list[Check]:
+    """Every check, in order; only the store's when the store cannot be used."""
+    fault = probe(sessions)
+    if fault is not None:
+        return [Check(Level.CRITICAL, "database", fault.line())]
+    found = [Check(Level.OK, "database", "reachable and writes")]
+    bind = sessions.kw["bind"]
+    at, want = schema_revision(bind), migrations_head()
+    if at != want:
+        said = f"at revision {at or 'none'}, the code wants {want}: run mailbot init"
+        return [*found, Check(Level.CRITICAL, "migration", said)]
+    found.append(Check(Level.OK, "migration", f"at revision {at}"))
+    with sessions() as session:
+        found += _work(session, limits, now)
+    return found
+
+
+def _work(session: Session, limits: HealthConfig, now: datetime.datetime) -> list[Check]:
+    beats = {row.name: row for row in session.scalars(select(Heartbeat))}
+
+    def since(name: str) -> float | None:
+        row = beats.get(name)
+        return (now - row.at).total_seconds() if row is not None else None
+
+    found = [
+        _by_age("poll", "last successful poll", since(POLL), limits.poll_minutes * 60),
+        _by_age("sweep", "last successful sweep", since(SWEEP), limits.sweep_hours * 3600),
+    ]
+    oldest, waiting = session.execute(
+        select(func.min(Outbox.created_at), func.count()).where(Outbox.status == "pending")
+    ).one()
+    if not waiting:
+        found.append(Check(Level.OK, "outbox", "nothing waiting"))
+    else:
+        age = (now - oldest).total_seconds()
+        check = _by_age("outbox", f"{waiting} waiting, the oldest queued", age,
+                        limits.outbox_minutes * 60)  # fmt: skip
+        found.append(check)
+    failed = session.scalar(select(func.count()).where(Outbox.status == "failed")) or 0
+    found.append(_count("failed mail", failed, "mail given up", "see mailbot outbox --failed"))
+    held = session.scalar(
+        select(func.count()).where(InboundMessage.status == "quarantined")
+    )  # fmt: skip
+    found.append(_count("quarantine", held or 0, "messages set aside", "see mailbot quarantine"))
+    return found
+
+
+def _count(name: str, count: int, what: str, hint: str) -> Check:
+    if not count:
+        return Check(Level.OK, name, f"no {what}")
+    return Check(Level.WARNING, name, f"{count} {what}; {hint}")
+
+
+def worst(found: Sequence[Check]) -> Level:
+    """The exit status of ``found``."""
+    return max((c.level for c in found), default=Level.OK)
