@@ -352,6 +352,8 @@ class AnswerKind(enum.Enum):
     NO_MOVE = "no-move"
     NO_DRAW_OFFER = "no-draw-offer"
     ADJUDICATION_PENDING = "adjudication-pending"
+    #: Old mail sent again: the message repeats one handled before, and nothing is done.
+    REPEATED_MESSAGE = "repeated-message"
     #: ``digest on|off`` done, or (a bare ``digest``) how it stands.
     DIGEST = "digest"
 

@@ -403,7 +403,7 @@ def start_list_from_mapping(
     index = _text(data, "index", "index")
     if not _INDEX.match(index):
         raise StartListError("index", "must be letters, digits, '.', '_' or '-' (at most 40)")
-    name = _text(data, "name", "name")
+    name = _name(data, "name")
 
     profile_name = _text(data, "profile", "profile")
     rules = data.get("rules")
@@ -525,6 +525,17 @@ def _text(data: Mapping[str, Any], key: str, path: str, default: Any = _MISSING)
     return value
 
 
+def _name(data: Mapping[str, Any], path: str) -> str:
+    """A name (of the tournament, a team, a player, the director or a captain) as
+    one line: a line break inside it, and any run of white space, is one space;
+    names go into subjects, headers and table cells.
+
+    >>> _name({"name": "National\\n  e-mail\\r\\nchampionship "}, "name")
+    'National e-mail championship'
+    """
+    return " ".join(_text(data, "name", path).split())
+
+
 def _choice(
     data: Mapping[str, Any], key: str, path: str, choices: tuple[str, ...], default: Any = _MISSING
 ) -> str:
@@ -558,7 +569,7 @@ def _director(data: Any, special_use: bool) -> Director:
     for key in data:
         if key not in ("name", "email"):
             raise StartListError(f"director.{key}", "unknown key")
-    name = _text(data, "name", "director.name")
+    name = _name(data, "director.name")
     if "email" not in data:
         raise StartListError("director.email", "is required")
     return Director(name, normalise_email("director.email", data["email"], special_use))
@@ -596,7 +607,7 @@ def _players(data: Any, special_use: bool) -> list[PlayerEntry]:
         if key in ids:
             raise StartListError(f"{path}.id", f"{key} is already players[{ids[key]}]")
         ids[key] = i
-        name = _text(item, "name", f"{path}.name")
+        name = _name(item, f"{path}.name")
         if "email" not in item:
             raise StartListError(f"{path}.email", "is required")
         given = item["email"]
@@ -709,7 +720,7 @@ def _teams(
         key = _player_id(item["id"], f"{path}.id")
         if any(t.id == key for t in teams):
             raise StartListError(f"{path}.id", f"team {key} is listed twice")
-        name = _text(item, "name", f"{path}.name")
+        name = _name(item, f"{path}.name")
         captain = None
         if item.get("captain") is not None:
             c = item["captain"]
@@ -718,7 +729,7 @@ def _teams(
             if "email" not in c:
                 raise StartListError(f"{path}.captain.email", "is required")
             captain = Director(
-                _text(c, "name", f"{path}.captain.name"),
+                _name(c, f"{path}.captain.name"),
                 normalise_email(f"{path}.captain.email", c["email"], special_use),
             )
         members = item.get("players")

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import email.policy
+import email.utils
+from email.parser import BytesHeaderParser
 from zoneinfo import ZoneInfo
 
 import chess
+from sqlalchemy import select
 
 from mailbot import events as ev
 from mailbot import game, referee, requests
@@ -34,7 +38,7 @@ from mailbot.record import (
     notation_for,
     profile_of,
 )
-from mailbot.store import Game, LeaveCancellation, Move, Penalty, Player
+from mailbot.store import Game, InboundMessage, LeaveCancellation, Move, Penalty, Player
 from mailbot.sweep import overstep_on_move
 
 #: Moves are read from the first this-many characters of a message's new text.
@@ -84,7 +88,14 @@ def move(ctx: Context) -> None:
     judgement = judge(ctx, g, mover, board)
     has_move = judgement.verdict is not referee.Verdict.NO_MOVE
     words = ctx.words
-    if words.has(Word.STATUS) and not has_move:
+    earlier = repeated(ctx, judgement, board.turn == color) if has_move else None
+    if earlier is not None:
+        tz = ZoneInfo(g.tournament.timezone)
+        answer = ctx.answer(
+            ev.AnswerKind.REPEATED_MESSAGE, date=local_date(earlier.internaldate, tz)
+        )
+        ctx.refuse(f"repeats message {earlier.id}; nothing done", answer)
+    elif words.has(Word.STATUS) and not has_move:
         answers.status(ctx)
     elif board.turn != color:
         if words.has(Word.DRAW) and not has_move:
@@ -106,6 +117,63 @@ def move(ctx: Context) -> None:
         reject(ctx, judgement)
     else:
         play(ctx, judgement)
+
+
+def _written(row: InboundMessage) -> datetime.datetime | None:
+    """The ``Date:`` of a stored message (when its sender wrote it)."""
+    if row.raw is None:
+        return None
+    found = BytesHeaderParser(policy=email.policy.compat32).parsebytes(row.raw).get("Date")
+    if not found:
+        return None
+    try:
+        return email.utils.parsedate_to_datetime(str(found))
+    except (TypeError, ValueError):
+        return None
+
+
+def repeated(ctx: Context, judgement: referee.Judgement, to_move: bool) -> InboundMessage | None:
+    """The earlier message of this sender in this game that the message in hand repeats
+    word for word (one that played a move or cost a penalty), once the game has
+    moved on, when it is old mail sent again (a
+    phone's outbox sending a message anew, weeks later, with a new Message-ID);
+    else None.
+
+    The same text alone is not enough: "Kh1" may be written twice in one game.
+    It is old mail when its ``Date:`` is the first writing's, or when its
+    move, read now, could not be a new one (it is not the sender's move, the
+    move is impossible, incorrect or unclear, or its number is not this
+    move's). Such a message is answered and changes nothing: no move, no penalty.
+    """
+    g, letter = ctx.game, ctx.letter
+    mark = ctx.inbound.text_sha256
+    if g is None or mark is None:
+        return None
+    # the earlier messages with the same words that did something: played a move or
+    # cost a penalty (one refused for coming too early may well be sent again)
+    acted = {m.inbound_id for m in g.moves} | {p.inbound_id for p in g.penalties}
+    acted.discard(None)
+    if not acted:
+        return None
+    # the messages that acted in this game are this game's: no flush is needed to ask
+    # (a message's text and id are written when it is recorded)
+    with ctx.session.no_autoflush:
+        earlier = ctx.session.scalars(
+            select(InboundMessage)
+            .where(
+                InboundMessage.text_sha256 == mark,
+                InboundMessage.id != ctx.inbound.id,
+                InboundMessage.id.in_(sorted(i for i in acted if i is not None)),
+            )
+            .order_by(InboundMessage.id.desc())
+            .limit(1)
+        ).first()
+    if earlier is None or not any((m.inbound_id or 0) > earlier.id for m in g.moves):
+        return None  # the game has not moved on since: the message is judged as ever
+    if letter.date_header is not None and letter.date_header == _written(earlier):
+        return earlier
+    misnumbered = any(r.code == "wrong-move-number" for r in judgement.reminders)
+    return earlier if not to_move or judgement.penalised or misnumbered else None
 
 
 def _example(board: chess.Board, player: Player) -> str:
