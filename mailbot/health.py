@@ -23,7 +23,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import HealthConfig
-from mailbot.outage import probe
+from mailbot.outage import StoreUnavailable, fault_of, probe, where_of
 from mailbot.store import Heartbeat, InboundMessage, Outbox, migrations_head, schema_revision
 
 #: The kinds of work whose last success is kept.
@@ -53,12 +53,18 @@ def beat(sessions: sessionmaker[Session], name: str, detail: str | None = None) 
     """Record that ``name`` (:data:`POLL`, :data:`SWEEP`) succeeded just now, by the real
     clock (``--now`` moves the bot's dates, not the time monitoring looks at)."""
     now = datetime.datetime.now(datetime.UTC)
-    with sessions() as session, session.begin():
-        row = session.get(Heartbeat, name)
-        if row is None:
-            session.add(Heartbeat(name=name, at=now, detail=detail))
-        else:
-            row.at, row.detail = now, detail
+    try:
+        with sessions() as session, session.begin():
+            row = session.get(Heartbeat, name)
+            if row is None:
+                session.add(Heartbeat(name=name, at=now, detail=detail))
+            else:
+                row.at, row.detail = now, detail
+    except Exception as exc:
+        fault = fault_of(exc, where_of(sessions))
+        if fault is not None:
+            raise StoreUnavailable(fault) from exc
+        raise
 
 
 def _age(seconds: float) -> str:
