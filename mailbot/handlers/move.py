@@ -151,8 +151,9 @@ def repeated(ctx: Context, judgement: referee.Judgement, to_move: bool) -> Inbou
         return None
     # the earlier messages with the same words that did something: played a move or
     # cost a penalty (one refused for coming too early may well be sent again)
-    acted = {m.inbound_id for m in g.moves} | {p.inbound_id for p in g.penalties}
-    acted.discard(None)
+    acted = {m.inbound_id for m in g.moves if m.inbound_id is not None} | {
+        p.inbound_id for p in g.penalties if p.inbound_id is not None
+    }
     if not acted:
         return None
     # the messages that acted in this game are this game's: no flush is needed to ask
@@ -163,7 +164,7 @@ def repeated(ctx: Context, judgement: referee.Judgement, to_move: bool) -> Inbou
             .where(
                 InboundMessage.text_sha256 == mark,
                 InboundMessage.id != ctx.inbound.id,
-                InboundMessage.id.in_(sorted(i for i in acted if i is not None)),
+                InboundMessage.id.in_(sorted(acted)),
             )
             .order_by(InboundMessage.id.desc())
             .limit(1)
