@@ -488,24 +488,33 @@ def evidence(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _outbox_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
         "--failed", action="store_true", help="the mail given up instead of the mail waiting"
+    )
+    which.add_argument(
+        "--bounced",
+        action="store_true",
+        help="the mail a server accepted and a delivery report later said did not arrive",
     )
 
 
 @command(
     "outbox",
-    help="mail waiting to be sent, or given up (--failed): id, recipient, subject, attempts, "
-    "last error",
+    help="mail waiting to be sent, given up (--failed) or bounced after it was sent "
+    "(--bounced): id, recipient, subject, attempts, last error or the bounce's diagnostic",
     arguments=_outbox_arguments,
 )
 def outbox(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot.outbox import listing
 
     def lines(session: Session) -> str:
-        rows = listing(session, failed=args.failed)
+        status = "failed" if args.failed else "bounced" if args.bounced else "pending"
+        rows = listing(session, status=status)
         if not rows:
-            return "no mail given up" if args.failed else "no mail waiting"
+            return {"failed": "no mail given up", "bounced": "no mail bounced"}.get(
+                status, "no mail waiting"
+            )
         out = []
         for row in rows:
             to = ", ".join([*row.to_addrs, *row.cc_addrs])

@@ -155,6 +155,9 @@ class Config:
     #: The folder of the Syzygy endgame tables, if the federation installed them
     #: (003 part 1 art. 11b: their verdict goes into the claim packet).
     tablebases: str | None = None
+    #: The envelope sender of every message, tagged per outbox row (VERP); None: the
+    #: sender's own address with the tag. Its mail must reach the bot's IMAP folder.
+    bounce_address: str | None = None
 
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -262,6 +265,11 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
     tablebases = top.text("tablebases", default=None)
     if tablebases is not None and not Path(tablebases).is_dir():
         raise ConfigError("tablebases", f"{tablebases} is not a folder")
+    bounce_address = top.text("bounce_address", default=None)
+    if bounce_address is not None and not re.fullmatch(r"[^@\s+]+@[^@\s]+", bounce_address):
+        raise ConfigError(
+            "bounce_address", "must be a plain address without a +tag (like bounces@example.org)"
+        )
     top.finish()
     return Config(
         database=database,
@@ -274,6 +282,7 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         log_level=level,
         site_folder=site_folder,
         tablebases=tablebases,
+        bounce_address=bounce_address,
     )
 
 

@@ -438,9 +438,8 @@ def _give_up(
         on_give_up(session, row, now)
 
 
-def listing(session: Session, *, failed: bool = False) -> list[Outbox]:
-    """The rows waiting to be sent (or, with ``failed``, the given-up ones), oldest first."""
-    status = "failed" if failed else "pending"
+def listing(session: Session, *, status: str = "pending") -> list[Outbox]:
+    """The rows of one status (``pending``, ``failed``, ``bounced``...), oldest first."""
     return list(
         session.scalars(select(Outbox).where(Outbox.status == status).order_by(Outbox.id)).all()
     )

@@ -201,7 +201,11 @@ class Postman:
             raise self._unreachable(str(exc) or type(exc).__name__) from exc
 
     def send(
-        self, compose: Callable[[bool], bytes], recipients: Callable[[bool], Sequence[str]]
+        self,
+        compose: Callable[[bool], bytes],
+        recipients: Callable[[bool], Sequence[str]],
+        *,
+        envelope_from: str | None = None,
     ) -> dict[str, str]:
         """Send one message; raises :class:`SendError`.
 
@@ -210,8 +214,10 @@ class Postman:
         :class:`SendError` itself, ``permanent``, for an address it cannot).
         Returns the recipients the server refused while accepting the others.
         Inside :meth:`batch` the connection is kept for the next message.
+        ``envelope_from`` is the return path (MAIL FROM); by default the sender's
+        own address.
         """
-        envelope_from = compose_address(self.settings.sender)
+        envelope_from = envelope_from or compose_address(self.settings.sender)
         server = self._server()
         keep = self._batching
         polite = True  # False: the server is not to be waited for (gone, hung, or a stop)
