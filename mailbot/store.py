@@ -75,6 +75,7 @@ from mailbot.result import Colour, Result
 from mailbot.startlist import StartList
 
 __all__ = [
+    "BOUNCES_MARKED",
     "GAME_STATE",
     "RECHECK",
     "Base",
@@ -127,7 +128,7 @@ RESULTS = tuple(r.value for r in Result)
 COLORS = tuple(c.value for c in Colour)
 GENDERS = ("f", "m")
 INBOUND_STATUSES = ("new", "processed", "ignored", "rejected", "quarantined")
-OUTBOX_STATUSES = ("pending", "sent", "failed")
+OUTBOX_STATUSES = ("pending", "sent", "failed", "bounced")
 CLAIM_KINDS = ("silence", "overstep", "draw", "adjudication", "complaint", "tablebase")
 CLAIM_STATUSES = ("open", "confirmed", "rejected")
 PENALTY_DECIDERS = ("referee", "td")
@@ -319,6 +320,10 @@ class Player(Base):
     replaced_by_id: Mapped[int | None] = mapped_column(
         ForeignKey("players.id", ondelete="SET NULL")
     )
+    #: Mail to ``email`` that came back undelivered (permanent failures), and when it
+    #: last did; a new address starts again from none (:func:`_new_address`).
+    bounces: Mapped[int] = mapped_column(default=0, server_default="0")
+    bounced_at: Mapped[datetime.datetime | None]
 
     tournament: Mapped[Tournament] = relationship(back_populates="players")
     team: Mapped[Team | None] = relationship(back_populates="players", foreign_keys=[team_id])
@@ -340,6 +345,18 @@ class Player(Base):
         (True, False)
         """
         return address == self.email or any(a.email == address for a in self.addresses)
+
+
+#: A player's address that bounced this many times is marked: the TD is asked to correct it.
+BOUNCES_MARKED = 3
+
+
+@event.listens_for(Player.email, "set")
+def _new_address(player: Player, value: str, old: object, initiator: Any) -> None:
+    """A player's new address has bounced never (the count was the old one's)."""
+    if isinstance(old, str) and old != value:
+        player.bounces = 0
+        player.bounced_at = None
 
 
 class PlayerAddress(Base):
@@ -611,6 +628,11 @@ class Outbox(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime.datetime]
     sent_at: Mapped[datetime.datetime | None]
+    #: The check value of the row's return path (VERP, :mod:`mailbot.bounces`), set when
+    #: the row is first sent: a delivery report naming the row must show it.
+    verp_check: Mapped[str | None] = mapped_column(String(32))
+    #: When a delivery report said the message never arrived (status ``bounced``).
+    bounced_at: Mapped[datetime.datetime | None]
 
     game: Mapped[Game | None] = relationship()
     inbound: Mapped[InboundMessage | None] = relationship()
@@ -770,7 +792,7 @@ GAME_STATE = (
 
 
 #: Columns whose changes move no deadline: the digests' bookkeeping, the mark itself.
-_QUIET = {"digest_sent_at", "digest", "due_at"}
+_QUIET = {"digest_sent_at", "digest", "due_at", "bounces", "bounced_at"}
 
 
 @functools.cache

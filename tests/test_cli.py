@@ -78,7 +78,7 @@ def test_init_is_idempotent(db_url: str, tmp_path: Path) -> None:
     status, out = run("-c", config, "init")
     assert status == 0
     assert "up to date at revision 0010" in out
-    assert schema_revision(db_url) == "0010"
+    assert schema_revision(db_url) == "0011"
 
 
 def test_tournament_import_then_again(
