@@ -61,6 +61,51 @@ class Security(enum.Enum):
     NONE = "none"
 
 
+class Auth(enum.Enum):
+    """How the bot logs in to a mail server."""
+
+    PASSWORD = "password"
+    OAUTH2 = "oauth2"
+
+
+class Provider(enum.Enum):
+    """Whose OAuth2 endpoints, scopes and SASL mechanism (:mod:`mailbot.oauth`)."""
+
+    GOOGLE = "google"
+    MICROSOFT = "microsoft"
+    GENERIC = "generic"
+
+
+class Mechanism(enum.Enum):
+    """The SASL mechanism that carries the access token."""
+
+    XOAUTH2 = "xoauth2"
+    OAUTHBEARER = "oauthbearer"
+
+
+@dataclasses.dataclass(frozen=True)
+class OAuth2Config:
+    """The ``oauth2:`` section of an account that logs in with ``auth: oauth2``."""
+
+    provider: Provider
+    client_id: str
+    #: The token file: JSON with ``refresh_token``, ``access_token``, ``expires_at``.
+    token_file: str
+    #: Public clients (installed applications) have none.
+    client_secret: str | None = dataclasses.field(default=None, repr=False)
+    #: Microsoft only: the directory (``common``, ``organizations`` or the tenant's id).
+    tenant: str = "common"
+    #: Generic only: the provider's endpoints, scopes and mechanism.
+    token_url: str | None = None
+    authorize_url: str | None = None
+    device_url: str | None = None
+    scopes: tuple[str, ...] = ()
+    mechanism: Mechanism = Mechanism.XOAUTH2
+    #: The configuration file it was read from, for the command that fixes a refused
+    #: token (``mailbot -c CONFIG oauth authorize imap``).
+    config_file: str = "CONFIG"
+
+
 @dataclasses.dataclass(frozen=True)
 class ImapConfig:
     """Where the bot reads its mail."""
@@ -69,6 +114,7 @@ class ImapConfig:
     port: int
     security: Security
     username: str
+    #: Empty with ``auth: oauth2``.
     password: str = dataclasses.field(repr=False)
     #: The folder the bot reads.
     folder: str
@@ -82,6 +128,9 @@ class ImapConfig:
     poll_seconds: int = 60
     #: Connect and read timeout, in seconds.
     timeout: int = 15
+    auth: Auth = Auth.PASSWORD
+    #: Set when ``auth`` is ``oauth2``.
+    oauth2: OAuth2Config | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,6 +147,9 @@ class SmtpConfig:
     password: str | None = dataclasses.field(default=None, repr=False)
     #: Connect and read timeout, in seconds.
     timeout: int = 15
+    auth: Auth = Auth.PASSWORD
+    #: Set when ``auth`` is ``oauth2``.
+    oauth2: OAuth2Config | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,7 +231,17 @@ def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] | None 
         raise ConfigError("", "file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError("", f"cannot read the file: {exc}") from None
-    return parse_config(text, os.environ if environ is None else environ)
+    config = parse_config(text, os.environ if environ is None else environ)
+    imap, smtp = config.imap, config.smtp
+    if imap.oauth2 is not None:
+        imap = dataclasses.replace(
+            imap, oauth2=dataclasses.replace(imap.oauth2, config_file=str(path))
+        )
+    if smtp.oauth2 is not None:
+        smtp = dataclasses.replace(
+            smtp, oauth2=dataclasses.replace(smtp.oauth2, config_file=str(path))
+        )
+    return dataclasses.replace(config, imap=imap, smtp=smtp)
 
 
 def parse_config(text: str, environ: Mapping[str, str]) -> Config:
@@ -206,34 +268,42 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
     _check_timezone("timezone", timezone)
 
     imap = top.section("imap")
+    imap_auth = imap.choice("auth", Auth, default=Auth.PASSWORD)
     imap_config = ImapConfig(
         host=imap.text("host"),
         port=imap.port("port"),
         security=imap.choice("security", Security),
         username=imap.text("username"),
-        password=imap.text("password", empty=True),
+        password=_password(imap, imap_auth, required=True) or "",
         folder=imap.text("folder"),
         done_folder=imap.text("done_folder"),
         quarantine_folder=imap.text("quarantine_folder", default="Quarantine"),
         idle_seconds=imap.whole("idle_seconds", default=300, low=1),
         poll_seconds=imap.whole("poll_seconds", default=60, low=1),
         timeout=imap.whole("timeout", default=15, low=1, high=600),
+        auth=imap_auth,
+        oauth2=_oauth2(imap, imap_auth),
     )
     imap.finish()
 
     smtp = top.section("smtp")
+    smtp_auth = smtp.choice("auth", Auth, default=Auth.PASSWORD)
     smtp_config = SmtpConfig(
         host=smtp.text("host"),
         port=smtp.port("port"),
         security=smtp.choice("security", Security),
         username=smtp.text("username", default=None, empty=True) or None,
-        password=smtp.text("password", default=None, empty=True),
+        password=_password(smtp, smtp_auth, required=False),
         sender=smtp.text("sender"),
         timeout=smtp.whole("timeout", default=15, low=1, high=600),
+        auth=smtp_auth,
+        oauth2=_oauth2(smtp, smtp_auth),
     )
     smtp.finish()
     if smtp_config.password and not smtp_config.username:
         raise ConfigError("smtp.username", "is required when smtp.password is given")
+    if smtp_auth is Auth.OAUTH2 and not smtp_config.username:
+        raise ConfigError("smtp.username", "is required when smtp.auth is oauth2")
 
     policy = top.section("policy", optional=True)
     policy_config = PolicyConfig(
@@ -284,6 +354,89 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         tablebases=tablebases,
         bounce_address=bounce_address,
     )
+
+
+def _password(section: _Section, auth: Auth, *, required: bool) -> str | None:
+    """The account's ``password``: required (IMAP) or optional (SMTP) with a password,
+    refused with OAuth2."""
+    if auth is Auth.OAUTH2:
+        if "password" in section.data:
+            raise ConfigError(section.where("password"), "must be left out when auth is oauth2")
+        section.seen.add("password")
+        return None
+    if required:
+        return str(section.text("password", empty=True))
+    value: str | None = section.text("password", default=None, empty=True)
+    return value
+
+
+#: The keys of ``oauth2:`` only the generic provider takes, and the one only Microsoft's.
+_GENERIC_KEYS = ("token_url", "authorize_url", "device_url", "scopes", "mechanism")
+
+
+def _oauth2(section: _Section, auth: Auth) -> OAuth2Config | None:
+    """The account's ``oauth2:`` section, required with ``auth: oauth2`` and refused
+    without.
+
+    >>> top = _Section({"auth": "oauth2", "oauth2": {"provider": "generic",
+    ...     "client_id": "bot", "token_file": "t.json", "token_url": "https://idp/token",
+    ...     "scopes": ["mail"], "mechanism": "oauthbearer"}}, "imap", {})
+    >>> made = _oauth2(top, Auth.OAUTH2)
+    >>> made.provider, made.scopes, made.mechanism
+    (<Provider.GENERIC: 'generic'>, ('mail',), <Mechanism.OAUTHBEARER: 'oauthbearer'>)
+    >>> _oauth2(_Section({"oauth2": {}}, "smtp", {}), Auth.PASSWORD)
+    Traceback (most recent call last):
+    ...
+    mailbot.config.ConfigError: smtp.oauth2: is only read when smtp.auth is oauth2
+    """
+    if auth is not Auth.OAUTH2:
+        if "oauth2" in section.data:
+            raise ConfigError(
+                section.where("oauth2"), f"is only read when {section.where('auth')} is oauth2"
+            )
+        return None
+    o = section.section("oauth2")
+    provider = o.choice("provider", Provider)
+    client_id = o.text("client_id")
+    secret = o.text("client_secret", default=None, empty=True) or None
+    token_file = o.text("token_file")
+    for key in (*_GENERIC_KEYS, "tenant"):
+        allowed = Provider.MICROSOFT if key == "tenant" else Provider.GENERIC
+        if key in o.data and provider is not allowed:
+            raise ConfigError(o.where(key), f"is only read with provider {allowed.value}")
+    tenant = o.text("tenant", default="common")
+    if not re.fullmatch(r"[A-Za-z0-9.-]+", tenant):
+        raise ConfigError(o.where("tenant"), "must be common, organizations or a tenant's id")
+    token_url = _https(o, "token_url", required=provider is Provider.GENERIC)
+    authorize_url = _https(o, "authorize_url", required=False)
+    device_url = _https(o, "device_url", required=False)
+    scopes = o.words("scopes")
+    mechanism = o.choice("mechanism", Mechanism, default=Mechanism.XOAUTH2)
+    o.finish()
+    return OAuth2Config(
+        provider=provider,
+        client_id=client_id,
+        token_file=token_file,
+        client_secret=secret,
+        tenant=tenant,
+        token_url=token_url,
+        authorize_url=authorize_url,
+        device_url=device_url,
+        scopes=scopes,
+        mechanism=mechanism,
+    )
+
+
+def _https(section: _Section, key: str, *, required: bool) -> str | None:
+    """An endpoint's URL: HTTPS (the token endpoint carries secrets), or http only
+    on the loopback address."""
+    value: str | None = section.text(key, default=_MISSING if required else None)
+    if value is None:
+        return None
+    loopback = re.match(r"http://(127\.0\.0\.1|localhost|\[::1\])[:/]", value)
+    if not value.startswith("https://") and not loopback:
+        raise ConfigError(section.where(key), "must be an https:// URL")
+    return value
 
 
 def substitute(path: str, value: str, environ: Mapping[str, str]) -> str:
@@ -384,7 +537,20 @@ class _Section:
             raise ConfigError(self.where(key), "must be true or false")
         return value
 
-    def choice(self, key: str, kind: type[E]) -> E:
+    def words(self, key: str) -> tuple[str, ...]:
+        """A list of words (or one text of words separated by spaces); empty when left out."""
+        value, _ = self._raw(key, [])
+        if isinstance(value, str):
+            value = value.split()
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise ConfigError(self.where(key), "must be a list of words")
+        return tuple(value)
+
+    def choice(self, key: str, kind: type[E], default: Any = _MISSING) -> E:
+        if default is not _MISSING and key not in self.data:
+            self.seen.add(key)
+            chosen: E = default
+            return chosen
         value = self.text(key)
         try:
             return kind(value)

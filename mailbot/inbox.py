@@ -24,7 +24,9 @@ from typing import Any, Protocol
 from imapclient import IMAPClient
 from imapclient.exceptions import LoginError
 
+from mailbot.config import Mechanism
 from mailbot.letters import read_letter
+from mailbot.oauth import OAuthProblem, TokenSource, token_source
 from mailbot.postman import security_mode
 
 log = logging.getLogger(__name__)
@@ -64,6 +66,14 @@ class ImapSettings(Protocol):
 
 class MailboxError(RuntimeError):
     """The IMAP server could not be reached or refused a command."""
+
+
+class OAuthRefused(MailboxError):
+    """No OAuth2 access token could be had for the login; ``problem`` says why."""
+
+    def __init__(self, message: str, problem: OAuthProblem) -> None:
+        super().__init__(message)
+        self.problem = problem
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,6 +144,8 @@ class Mailbox:
         self._client: IMAPClient | None = None
         self.uidvalidity = 0
         self.capabilities: frozenset[bytes] = frozenset()
+        #: With ``auth: oauth2``: where the access tokens come from.
+        self.tokens: TokenSource | None = token_source(settings, "imap")
 
     # connection -----------------------------------------------------------
 
@@ -155,9 +167,46 @@ class Mailbox:
         return self._client
 
     def connect(self) -> None:
-        """Log in, make sure the folders exist and select the inbox folder."""
+        """Log in, make sure the folders exist and select the inbox folder.
+
+        With OAuth2, an access token the server refuses is refreshed once and the
+        login tried again on a new connection.
+        """
         s = self.settings
         where = f"IMAP {s.host}:{s.port}"
+        refused: str | None = None
+        for _attempt in (1, 2):
+            client = self._open(where)
+            try:
+                if self.tokens is None:
+                    self._password_login(client, where)
+                else:
+                    token = self._token(where, refused)
+                    try:
+                        self._oauth_login(client, token)
+                    except LoginError as exc:
+                        if refused is not None:
+                            raise MailboxError(
+                                f"{where} refused the OAuth2 login of {s.username} with a "
+                                f"fresh access token ({_reason(exc)}); check imap.username "
+                                "and the scopes the token was granted"
+                            ) from exc
+                        log.info("%s refused the access token; refreshing it", where)
+                        refused = token
+                        self.close(polite=False)
+                        continue
+                self._prepare(client)
+                return
+            except MailboxError:
+                self.close(polite=False)
+                raise
+            except Exception as exc:
+                self.close(polite=False)
+                raise MailboxError(f"{where}: {_reason(exc)}") from exc
+
+    def _open(self, where: str) -> IMAPClient:
+        """A connection, secured as configured, not yet logged in."""
+        s = self.settings
         try:
             # a context loads the system's certificates: only when TLS is used
             secure = security_mode(s.security) != "none"
@@ -175,27 +224,48 @@ class Mailbox:
         try:
             if security_mode(s.security) == "starttls":
                 client.starttls(context)
-            client.normalise_times = False
-            try:
-                client.login(s.username, s.password)
-            except LoginError as exc:
-                raise MailboxError(
-                    f"{where} refused the login ({_reason(exc)}); check imap.username and "
-                    "imap.password"
-                ) from exc
-            existing = {name for _flags, _delim, name in client.list_folders()}
-            for folder in (s.done_folder, s.quarantine_folder):
-                if folder not in existing:
-                    client.create_folder(folder)
-            self.capabilities = frozenset(client.capabilities())
-            selected = client.select_folder(s.folder)
-            self.uidvalidity = int(selected[b"UIDVALIDITY"])
-        except MailboxError:
-            self.close(polite=False)
-            raise
         except Exception as exc:
             self.close(polite=False)
             raise MailboxError(f"{where}: {_reason(exc)}") from exc
+        client.normalise_times = False
+        return client
+
+    def _password_login(self, client: IMAPClient, where: str) -> None:
+        s = self.settings
+        try:
+            client.login(s.username, s.password)
+        except LoginError as exc:
+            raise MailboxError(
+                f"{where} refused the login ({_reason(exc)}); check imap.username and imap.password"
+            ) from exc
+
+    def _token(self, where: str, refused: str | None) -> str:
+        """An access token: the file's, or a new one after ``refused`` was refused."""
+        assert self.tokens is not None
+        try:
+            return self.tokens.token() if refused is None else self.tokens.refresh(refused)
+        except OAuthProblem as problem:
+            raise OAuthRefused(f"{where}: {problem}", problem) from problem
+
+    def _oauth_login(self, client: IMAPClient, token: str) -> None:
+        """SASL XOAUTH2 or OAUTHBEARER (imapclient builds the client response)."""
+        assert self.tokens is not None
+        username = self.settings.username
+        if self.tokens.mechanism is Mechanism.OAUTHBEARER:
+            client.oauthbearer_login(username, token)
+        else:
+            client.oauth2_login(username, token)
+
+    def _prepare(self, client: IMAPClient) -> None:
+        """The folders made if missing, the capabilities read, the inbox selected."""
+        s = self.settings
+        existing = {name for _flags, _delim, name in client.list_folders()}
+        for folder in (s.done_folder, s.quarantine_folder):
+            if folder not in existing:
+                client.create_folder(folder)
+        self.capabilities = frozenset(client.capabilities())
+        selected = client.select_folder(s.folder)
+        self.uidvalidity = int(selected[b"UIDVALIDITY"])
 
     def close(self, *, polite: bool = True) -> None:
         """Log out (or, not ``polite``, just drop the connection); never raises."""

@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
+from mailbot.oauth import OAuthProblem, TokenRevoked, TokenSource, token_source
+
 log = logging.getLogger(__name__)
 
 #: The default connect and read timeout, in seconds.
@@ -124,13 +126,18 @@ class Postman:
         self._clock = clock
         self._paused_until = 0.0
         self._pause = 0.0
+        #: With ``auth: oauth2``: where the access tokens come from.
+        self.tokens: TokenSource | None = token_source(settings, "smtp")
 
     @property
     def where(self) -> str:
         return f"SMTP {self.settings.host}:{self.settings.port}"
 
     def available(self) -> bool:
-        """False for a while after the server could not be reached."""
+        """False for a while after the server could not be reached, and while the OAuth2
+        refresh token the token file holds is one the provider refused."""
+        if self.tokens is not None and self.tokens.blocked():
+            return False
         return self._clock() >= self._paused_until
 
     def pause(self) -> None:
@@ -171,12 +178,36 @@ class Postman:
                 server.starttls(context=ssl.create_default_context())
         try:
             server.ehlo_or_helo_if_needed()
-            if s.username:
+            if self.tokens is not None:
+                self._oauth_login(server, self.tokens.token())
+            elif s.username:
                 server.login(s.username, s.password or "")
         except BaseException:
             server.close()
             raise
         return server
+
+    def _oauth_login(self, server: smtplib.SMTP, token: str) -> None:
+        """SASL XOAUTH2 or OAUTHBEARER with ``token`` as the initial response."""
+        assert self.tokens is not None
+        response = self.tokens.sasl(token)
+        mechanism = self.tokens.mechanism.value.upper()
+        # a refusal may come as a 334 challenge (the error in JSON): answered empty
+        answers = iter([response])
+        server.auth(mechanism, lambda challenge=None: next(answers, ""), initial_response_ok=True)
+
+    def _connect_refreshing(self) -> smtplib.SMTP:
+        """:meth:`_connect`; with OAuth2, once more with a refreshed token when the server
+        refused the access token."""
+        try:
+            return self._connect()
+        except smtplib.SMTPAuthenticationError:
+            if self.tokens is None:
+                raise
+            refused = self.tokens.token()
+            log.info("%s refused the access token; refreshing it", self.where)
+            self.tokens.refresh(refused)
+            return self._connect()
 
     def _server(self) -> smtplib.SMTP:
         server, clean_at = self._kept, self._clean_at
@@ -190,11 +221,17 @@ class Postman:
             except (OSError, smtplib.SMTPException):
                 server.close()
         try:
-            return self._connect()
+            return self._connect_refreshing()
+        except OAuthProblem as problem:
+            if not isinstance(problem, TokenRevoked):
+                self.pause()
+            raise SendError(f"{self.where}: {problem}", unreachable=True) from problem
         except smtplib.SMTPAuthenticationError as exc:
+            checked = "smtp.username and smtp.password"
+            if self.tokens is not None:
+                checked = "smtp.username and the scopes the token was granted"
             raise SendError(
-                f"{self.where}: login refused ({exc.smtp_code}); check smtp.username and "
-                "smtp.password",
+                f"{self.where}: login refused ({exc.smtp_code}); check {checked}",
                 unreachable=True,
             ) from exc
         except (OSError, smtplib.SMTPException) as exc:

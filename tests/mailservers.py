@@ -5,10 +5,18 @@ free loopback port from a configuration written to a temporary folder; its
 mail processes run as an unprivileged user. Each test gets its own IMAP
 account. Without Dovecot the tests that need it fail under CI and are
 skipped with the reason elsewhere.
+
+For OAuth2 a second Dovecot (``oauth_dovecot``) also takes SASL XOAUTH2 and
+OAUTHBEARER through its oauth2 passdb, which asks the tests' loopback provider
+(:mod:`tokenserver`, ``token_provider``) to introspect each token (RFC 7662);
+``oauth_smtp`` is an aiosmtpd listener that takes only those two mechanisms,
+with a token the provider says is live.
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import dataclasses
 import email
 import email.message
@@ -27,6 +35,8 @@ from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, AuthResult
+from tokenserver import Provider
 
 
 def free_port() -> int:
@@ -61,9 +71,15 @@ class ImapAccount:
 
 
 class Dovecot:
-    """A Dovecot instance of the test session."""
+    """A Dovecot instance of the test session; with ``introspection_url``, one that also
+    takes XOAUTH2 and OAUTHBEARER (its oauth2 passdb asks that URL about each token,
+    trusting the certificate ``ca_file``)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(
+        self, root: Path, introspection_url: str | None = None, ca_file: Path | None = None
+    ) -> None:
+        self.introspection_url = introspection_url
+        self.ca_file = ca_file
         self.root = root
         self.port = free_port()
         self.passwd = root / "passwd"
@@ -87,7 +103,11 @@ class Dovecot:
             os.chown(self.mail, entry.pw_uid, entry.pw_gid)
         internal = "dovecot" if os.geteuid() == 0 else self.user
         login = "dovenull" if os.geteuid() == 0 else self.user
-        conf = self.root / "dovecot.conf"
+        mechanisms, oauth2 = "plain login", ""
+        if self.introspection_url is not None:
+            mechanisms += " xoauth2 oauthbearer"
+            oauth2 = self._oauth2_passdb()
+        conf = self.conf
         conf.write_text(
             f"""
 base_dir = {self.root}/run
@@ -97,7 +117,7 @@ protocols = imap
 listen = 127.0.0.1
 ssl = no
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = {mechanisms}
 auth_failure_delay = 0
 default_internal_user = {internal}
 default_login_user = {login}
@@ -108,6 +128,7 @@ passdb {{
   driver = passwd-file
   args = scheme=PLAIN username_format=%u {self.passwd}
 }}
+{oauth2}
 userdb {{
   driver = static
   args = uid={entry.pw_uid} gid={entry.pw_gid} home={self.mail}/%u
@@ -130,6 +151,38 @@ service anvil {{
         self.proc = subprocess.Popen([binary, "-F", "-c", str(conf)])
         _wait_for_port(self.port)
 
+    @property
+    def conf(self) -> Path:
+        return self.root / "dovecot.conf"
+
+    def _oauth2_passdb(self) -> str:
+        """The oauth2 passdb (Dovecot 2.3): RFC 7662 introspection by POST, the user
+        named by ``username``, a token good only while ``active`` is true."""
+        settings = self.root / "dovecot-oauth2.conf.ext"
+        settings.write_text(
+            f"""introspection_mode = post
+introspection_url = {self.introspection_url}
+force_introspection = yes
+username_attribute = username
+active_attribute = active
+active_value = true
+tls_ca_cert_file = {self.ca_file}
+"""
+        )
+        return f"""passdb {{
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = {settings}
+}}"""
+
+    def kick(self, username: str) -> None:
+        """End every IMAP session of ``username`` (``doveadm kick``)."""
+        doveadm = shutil.which("doveadm") or "/usr/bin/doveadm"
+        subprocess.run(
+            [doveadm, "-c", str(self.conf), "kick", username],
+            check=True, capture_output=True, timeout=30,
+        )  # fmt: skip
+
     def account(self) -> ImapAccount:
         """A new, empty IMAP account."""
         n = next(self._accounts)
@@ -151,21 +204,39 @@ service anvil {{
                 self.proc.kill()
 
 
-@pytest.fixture(scope="session")
-def dovecot_server() -> Iterator[Dovecot]:
+def _require_dovecot() -> None:
     if shutil.which("dovecot") is None and not Path("/usr/sbin/dovecot").exists():
         if os.environ.get("CI"):
             pytest.fail("Dovecot is not installed: CI must install dovecot-imapd")
         pytest.skip("Dovecot is not installed here (apt-get install dovecot-imapd)")
-    root = Path(tempfile.mkdtemp(prefix="mailbot-dovecot-"))
+
+
+@contextlib.contextmanager
+def running_dovecot(prefix: str, provider: Provider | None = None) -> Iterator[Dovecot]:
+    """A Dovecot in a new temporary folder (with OAuth2 through ``provider``), stopped
+    and removed after."""
+    _require_dovecot()
+    root = Path(tempfile.mkdtemp(prefix=prefix))
     root.chmod(0o755)
-    server = Dovecot(root)
+    if provider is None:
+        server = Dovecot(root)
+    else:
+        ca = root / "provider.pem"
+        ca.write_bytes(provider.cert.read_bytes())
+        ca.chmod(0o644)
+        server = Dovecot(root, f"{provider.url}/introspect", ca)
     server.start()
     try:
         yield server
     finally:
         server.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def dovecot_server() -> Iterator[Dovecot]:
+    with running_dovecot("mailbot-dovecot-") as server:
+        yield server
 
 
 @pytest.fixture
@@ -237,6 +308,93 @@ class SmtpSink:
 @pytest.fixture
 def smtp_sink() -> Iterator[SmtpSink]:
     sink = SmtpSink()
+    sink.controller.start()
+    try:
+        yield sink
+    finally:
+        sink.controller.stop()
+
+
+@pytest.fixture(scope="session")
+def token_provider() -> Iterator[Provider]:
+    """The loopback OAuth2 provider of the test session (HTTPS, self-signed)."""
+    folder = Path(tempfile.mkdtemp(prefix="mailbot-provider-"))
+    folder.chmod(0o755)
+    provider = Provider(folder).start()
+    try:
+        yield provider
+    finally:
+        provider.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def oauth_dovecot(token_provider: Provider) -> Iterator[Dovecot]:
+    """A Dovecot whose oauth2 passdb asks ``token_provider`` about each token."""
+    with running_dovecot("mailbot-dovecot-oauth-", token_provider) as server:
+        yield server
+
+
+def _sasl_bearer(blob: bytes) -> tuple[str, str]:
+    r"""The user and the token of an XOAUTH2 or OAUTHBEARER client response.
+
+    >>> _sasl_bearer(b"n,a=bot,\x01auth=Bearer t\x01\x01")
+    ('bot', 't')
+    >>> _sasl_bearer(b"user=bot\x01auth=Bearer t\x01\x01")
+    ('bot', 't')
+    """
+    user = token = ""
+    head, _, rest = blob.decode("utf-8", "replace").partition("\x01")
+    if head.startswith("n,"):
+        user = head.split(",")[1].removeprefix("a=").replace("=2C", ",").replace("=3D", "=")
+    elif head.startswith("user="):
+        user = head.removeprefix("user=")
+    for field in rest.split("\x01"):
+        if field.startswith("auth=Bearer "):
+            token = field.removeprefix("auth=Bearer ")
+    return user, token
+
+
+class OAuthSmtpSink(SmtpSink):
+    """An SMTP listener that takes mail only after AUTH XOAUTH2 or OAUTHBEARER with an
+    access token ``provider`` says is live for the user (no PLAIN, no LOGIN)."""
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+        #: (mechanism, user, accepted) of every AUTH.
+        self.logins: list[tuple[str, str, bool]] = []
+        super().__init__()
+        self.controller = Controller(
+            self, hostname="127.0.0.1", port=self.port, auth_required=True,
+            auth_require_tls=False, auth_exclude_mechanism=["PLAIN", "LOGIN"],
+        )  # fmt: skip
+
+    async def _bearer(self, server: SMTP, args: list[str], mechanism: str) -> AuthResult:
+        if len(args) > 1:
+            blob = base64.b64decode(args[1])
+        else:
+            answer = await server.challenge_auth("")
+            if not isinstance(answer, bytes):
+                return AuthResult(success=False, handled=False)
+            blob = answer
+        user, token = _sasl_bearer(blob)
+        ok = self.provider.live(token, user)
+        with self._lock:
+            self.logins.append((mechanism, user, ok))
+        if ok:
+            return AuthResult(success=True, auth_data=user)
+        return AuthResult(success=False, handled=False, message="535 5.7.8 token not accepted")
+
+    async def auth_XOAUTH2(self, server: SMTP, args: list[str]) -> AuthResult:
+        return await self._bearer(server, args, "XOAUTH2")
+
+    async def auth_OAUTHBEARER(self, server: SMTP, args: list[str]) -> AuthResult:
+        return await self._bearer(server, args, "OAUTHBEARER")
+
+
+@pytest.fixture
+def oauth_smtp(token_provider: Provider) -> Iterator[OAuthSmtpSink]:
+    sink = OAuthSmtpSink(token_provider)
     sink.controller.start()
     try:
         yield sink
