@@ -34,14 +34,15 @@ from __future__ import annotations
 import csv
 import dataclasses
 import datetime
+import functools
 import io
 import os
 import re
 import types
 import zoneinfo
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -53,6 +54,8 @@ from mailbot.profile import Profile, ProfileError, profile
 LANGUAGES = ("en", "bg", "ru")
 #: The notations the bot writes moves in (rules.md 3.1).
 NOTATIONS = ("en", "bg-cyrillic", "bg-latin", "ru", "de", "iccf-numeric", "figurine")
+
+T = TypeVar("T")
 
 _INDEX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}\Z")
 _PLAYER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
@@ -108,6 +111,58 @@ class StartListError(ValueError):
     def at(self, where: str) -> StartListError:
         """The same mistake, placed at ``where`` (``start.yaml, line 7, column 12``)."""
         return StartListError(self.path, self.message, where)
+
+    @property
+    def mistakes(self) -> tuple[StartListError, ...]:
+        """Every mistake found, in the order of the file (this one alone, here)."""
+        return (self,)
+
+
+class StartListErrors(StartListError):
+    """Several mistakes in one start list, all found in one reading; its text is one
+    line a mistake, and its ``path``, ``message`` and ``where`` are the first one's.
+
+    >>> errors = StartListErrors([StartListError("index", "is required"),
+    ...                           StartListError("end", "must be after start")])
+    >>> print(errors)
+    index: is required
+    end: must be after start
+    """
+
+    def __init__(self, mistakes: Sequence[StartListError]) -> None:
+        found = tuple(m for mistake in mistakes for m in mistake.mistakes)
+        first = found[0]
+        super().__init__(first.path, first.message, first.where)
+        self.args = ("\n".join(str(m) for m in found),)
+        self._mistakes = found
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+    @property
+    def mistakes(self) -> tuple[StartListError, ...]:
+        return self._mistakes
+
+
+class _Mistakes:
+    """Mistakes gathered while the checks go on, raised together at the end."""
+
+    def __init__(self) -> None:
+        self.found: list[StartListError] = []
+
+    def check(self, check: Callable[[], T], fallback: T) -> T:
+        """What ``check()`` gives, or ``fallback`` after noting its mistake."""
+        try:
+            return check()
+        except StartListError as mistake:
+            self.found.append(mistake)
+            return fallback
+
+    def raise_any(self) -> None:
+        if len(self.found) == 1:
+            raise self.found[0]
+        if self.found:
+            raise StartListErrors(self.found)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -272,17 +327,28 @@ def parse_start_list(
     try:
         return start_list_from_mapping(data, special_use=special_use, bot_addresses=bot_addresses)
     except StartListError as exc:
-        if exc.where:
-            raise
-        row = _row_of(exc.path)
-        if csv_rows and row is not None and row in csv_rows:
-            line, columns = csv_rows[row]
-            field = exc.path.rpartition(".")[2]
-            column = f", column {columns[field]} ({field})" if field in columns else ""
-            raise exc.at(f"{csv_name}, line {line}{column}") from None
-        mark = _locate(node, exc.path)
-        where = f"{name}, line {mark.line + 1}, column {mark.column + 1}" if mark else name
-        raise exc.at(where) from None
+        located = [_placed(m, node, name, csv_rows, csv_name) for m in exc.mistakes]
+        raise (located[0] if len(located) == 1 else StartListErrors(located)) from None
+
+
+def _placed(
+    mistake: StartListError,
+    node: yaml.Node | None,
+    name: str,
+    csv_rows: dict[int, tuple[int, dict[str, int]]],
+    csv_name: str,
+) -> StartListError:
+    """The mistake with the file, line and column where it is (a CSV row's, or the YAML's)."""
+    if mistake.where:
+        return mistake
+    row = _row_of(mistake.path)
+    if csv_rows and row is not None and row in csv_rows:
+        line, columns = csv_rows[row]
+        field = mistake.path.rpartition(".")[2]
+        column = f", column {columns[field]} ({field})" if field in columns else ""
+        return mistake.at(f"{csv_name}, line {line}{column}")
+    mark = _locate(node, mistake.path)
+    return mistake.at(f"{name}, line {mark.line + 1}, column {mark.column + 1}" if mark else name)
 
 
 def _row_of(path: str) -> int | None:
@@ -387,56 +453,79 @@ def start_list_from_mapping(
     through; ``bot_addresses`` are the bot's own, which no player or director
     may have.
 
-    >>> start_list_from_mapping({"index": "A/1"})
-    Traceback (most recent call last):
-    ...
-    mailbot.startlist.StartListError: index: must be letters, digits, '.', '_' or '-' (at most 40)
+    Every mistake that does not hide another is reported, one line each:
+
+    >>> try:
+    ...     start_list_from_mapping({"index": "A/1", "name": "Cup", "profile": "bg-email",
+    ...                              "start": "2026-03-01", "end": "2026-01-01"})
+    ... except StartListError as exc:
+    ...     print(exc)
+    index: must be letters, digits, '.', '_' or '-' (at most 40)
+    end: must be after start
+    director: is required
+    players: is required
     """
     if data is None:
         raise StartListError("", "the file is empty")
     if not isinstance(data, Mapping):
         raise StartListError("", "must be a mapping of keys to values")
+    mistakes = _Mistakes()
     for key in data:
         if key not in _KEYS:
-            raise StartListError(str(key), "unknown key")
+            mistakes.found.append(StartListError(str(key), "unknown key"))
 
-    index = _text(data, "index", "index")
-    if not _INDEX.match(index):
-        raise StartListError("index", "must be letters, digits, '.', '_' or '-' (at most 40)")
-    name = _name(data, "name")
+    def checked_index() -> str:
+        index = _text(data, "index", "index")
+        if not _INDEX.match(index):
+            raise StartListError("index", "must be letters, digits, '.', '_' or '-' (at most 40)")
+        return index
 
-    profile_name = _text(data, "profile", "profile")
+    index = mistakes.check(checked_index, "")
+    name = mistakes.check(lambda: _name(data, "name"), "")
     rules = data.get("rules")
     if rules is None:
         rules = {}
     if not isinstance(rules, Mapping):
-        raise StartListError("rules", "must be a mapping of rule parameters to values")
+        mistakes.found.append(
+            StartListError("rules", "must be a mapping of rule parameters to values")
+        )
+        rules = {}
     rules = {str(key): value for key, value in rules.items()}
-    try:
-        rule_profile = profile(profile_name, rules)
-    except ProfileError as exc:
-        raise StartListError(exc.path, str(exc)[len(exc.path) + 2 :]) from None
+    rule_profile = mistakes.check(lambda: _profile(data, rules), None)
 
-    start = _date(data, "start")
-    end = _date(data, "end")
-    if end <= start:
-        raise StartListError("end", "must be after start")
+    start = mistakes.check(lambda: _date(data, "start"), None)
+    end = mistakes.check(lambda: _date(data, "end"), None)
+    if start is not None and end is not None and end <= start:
+        mistakes.found.append(StartListError("end", "must be after start"))
 
-    timezone = _text(data, "timezone", "timezone", default=rule_profile.timezone)
-    try:
-        zoneinfo.ZoneInfo(timezone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise StartListError("timezone", f"unknown time zone {timezone!r}") from None
+    def checked_timezone() -> str:
+        default = rule_profile.timezone if rule_profile is not None else "UTC"
+        timezone = _text(data, "timezone", "timezone", default=default)
+        try:
+            zoneinfo.ZoneInfo(timezone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise StartListError("timezone", f"unknown time zone {timezone!r}") from None
+        return timezone
 
-    language = _choice(data, "language", "language", LANGUAGES, default="en")
-    notation = _choice(data, "notation", "notation", NOTATIONS, default="en")
-    conditional_moves = _flag(data, "conditional_moves", False)
-    forward_messages = _flag(data, "forward_messages", True)
-    director_digest = _flag(data, "director_digest", False)
+    timezone = mistakes.check(checked_timezone, "UTC")
+    language = mistakes.check(
+        lambda: _choice(data, "language", "language", LANGUAGES, default="en"), "en"
+    )
+    notation = mistakes.check(
+        lambda: _choice(data, "notation", "notation", NOTATIONS, default="en"), "en"
+    )
+    conditional_moves = mistakes.check(lambda: _flag(data, "conditional_moves", False), False)
+    forward_messages = mistakes.check(lambda: _flag(data, "forward_messages", True), True)
+    director_digest = mistakes.check(lambda: _flag(data, "director_digest", False), False)
 
-    director = _director(data.get("director"), special_use)
-    players = _players(data.get("players"), special_use)
-    _check_roles(director, players, bot_addresses)
+    director = mistakes.check(lambda: _director(data.get("director"), special_use), None)
+    no_players: list[PlayerEntry] = []
+    players = mistakes.check(lambda: _players(data.get("players"), special_use), no_players)
+    if director is not None and players:
+        mistakes.check(lambda: _check_roles(director, players, bot_addresses), None)
+    mistakes.raise_any()
+    assert rule_profile is not None and start is not None and end is not None
+    assert director is not None
     boards = _boards(data.get("boards"))
     teams = _teams(data.get("teams"), players, boards, special_use)
     if teams:
@@ -466,6 +555,14 @@ def start_list_from_mapping(
         teams=tuple(teams),
         boards=boards if teams else None,
     )
+
+
+def _profile(data: Mapping[str, Any], rules: dict[str, Any]) -> Profile:
+    profile_name = _text(data, "profile", "profile")
+    try:
+        return profile(profile_name, rules)
+    except ProfileError as exc:
+        raise StartListError(exc.path, str(exc)[len(exc.path) + 2 :]) from None
 
 
 def _flag(data: Mapping[str, Any], key: str, default: bool) -> bool:
@@ -594,67 +691,72 @@ def _players(data: Any, special_use: bool) -> list[PlayerEntry]:
     players: list[PlayerEntry] = []
     ids: dict[str, int] = {}
     emails: dict[str, int] = {}
+    mistakes = _Mistakes()
     for i, item in enumerate(data):
-        path = f"players[{i}]"
-        if not isinstance(item, Mapping):
-            raise StartListError(path, "must be {id: ..., name: ..., email: ...}")
-        for key in item:
-            if key not in _PLAYER_KEYS:
-                raise StartListError(f"{path}.{key}", "unknown key")
-        if "id" not in item:
-            raise StartListError(f"{path}.id", "is required")
-        key = _player_id(item["id"], f"{path}.id")
-        if key in ids:
-            raise StartListError(f"{path}.id", f"{key} is already players[{ids[key]}]")
-        ids[key] = i
-        name = _name(item, f"{path}.name")
-        if "email" not in item:
-            raise StartListError(f"{path}.email", "is required")
-        given = item["email"]
-        if isinstance(given, str):
-            given = [a for a in re.split(r"[\s;]+", given) if a]
-        if not isinstance(given, list) or not given:
-            raise StartListError(f"{path}.email", "must be an e-mail address or a list of them")
-        addresses = [normalise_email(f"{path}.email", a, special_use) for a in given]
-        for email in addresses:
-            if email in emails:
-                raise StartListError(
-                    f"{path}.email", f"{email} is already players[{emails[email]}]"
-                )
-            emails[email] = i
-        email = addresses[0]
-        language = notation = None
-        if item.get("language") is not None:
-            language = _choice(item, "language", f"{path}.language", LANGUAGES)
-        if item.get("notation") is not None:
-            notation = _choice(item, "notation", f"{path}.notation", NOTATIONS)
-        secret = None
-        if item.get("secret") is not None:
-            secret = _text(item, "secret", f"{path}.secret")
-            if not re.fullmatch(r"[A-Za-z0-9_-]{6,64}", secret):
-                raise StartListError(
-                    f"{path}.secret", "must be 6 to 64 letters, digits, '-' or '_'"
-                )
-        gender = None
-        if item.get("gender") is not None:
-            gender = _choice(item, "gender", f"{path}.gender", ("f", "m"))
-        players.append(
-            PlayerEntry(
-                key,
-                name,
-                email,
-                language,
-                notation,
-                secret,
-                gender,
-                country=_country(item.get("country"), f"{path}.country"),
-                rating=_number(item.get("rating"), f"{path}.rating", 0, 4000),
-                addresses=tuple(addresses[1:]),
-                team=_team_key(item.get("team"), f"{path}.team"),
-                board=_number(item.get("board"), f"{path}.board", 1, 99),
-            )
-        )
+        entry = mistakes.check(functools.partial(_player, i, item, ids, emails, special_use), None)
+        if entry is not None:
+            players.append(entry)
+    mistakes.raise_any()
     return players
+
+
+def _player(
+    i: int, item: Any, ids: dict[str, int], emails: dict[str, int], special_use: bool
+) -> PlayerEntry:
+    """One row of ``players:``; ``ids`` and ``emails`` are the rows' so far (and this one's)."""
+    path = f"players[{i}]"
+    if not isinstance(item, Mapping):
+        raise StartListError(path, "must be {id: ..., name: ..., email: ...}")
+    for key in item:
+        if key not in _PLAYER_KEYS:
+            raise StartListError(f"{path}.{key}", "unknown key")
+    if "id" not in item:
+        raise StartListError(f"{path}.id", "is required")
+    key = _player_id(item["id"], f"{path}.id")
+    if key in ids:
+        raise StartListError(f"{path}.id", f"{key} is already players[{ids[key]}]")
+    ids[key] = i
+    name = _name(item, f"{path}.name")
+    if "email" not in item:
+        raise StartListError(f"{path}.email", "is required")
+    given = item["email"]
+    if isinstance(given, str):
+        given = [a for a in re.split(r"[\s;]+", given) if a]
+    if not isinstance(given, list) or not given:
+        raise StartListError(f"{path}.email", "must be an e-mail address or a list of them")
+    addresses = [normalise_email(f"{path}.email", a, special_use) for a in given]
+    for email in addresses:
+        if email in emails:
+            raise StartListError(f"{path}.email", f"{email} is already players[{emails[email]}]")
+        emails[email] = i
+    email = addresses[0]
+    language = notation = None
+    if item.get("language") is not None:
+        language = _choice(item, "language", f"{path}.language", LANGUAGES)
+    if item.get("notation") is not None:
+        notation = _choice(item, "notation", f"{path}.notation", NOTATIONS)
+    secret = None
+    if item.get("secret") is not None:
+        secret = _text(item, "secret", f"{path}.secret")
+        if not re.fullmatch(r"[A-Za-z0-9_-]{6,64}", secret):
+            raise StartListError(f"{path}.secret", "must be 6 to 64 letters, digits, '-' or '_'")
+    gender = None
+    if item.get("gender") is not None:
+        gender = _choice(item, "gender", f"{path}.gender", ("f", "m"))
+    return PlayerEntry(
+        key,
+        name,
+        email,
+        language,
+        notation,
+        secret,
+        gender,
+        country=_country(item.get("country"), f"{path}.country"),
+        rating=_number(item.get("rating"), f"{path}.rating", 0, 4000),
+        addresses=tuple(addresses[1:]),
+        team=_team_key(item.get("team"), f"{path}.team"),
+        board=_number(item.get("board"), f"{path}.board", 1, 99),
+    )
 
 
 def _country(value: Any, path: str) -> str | None:

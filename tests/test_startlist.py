@@ -272,3 +272,58 @@ def test_errors_name_the_key(data: Any, path: str, message: str) -> None:
 def test_file_level_errors(text: str, message: str) -> None:
     with pytest.raises(StartListError, match=message):
         parse_start_list(text)
+
+
+def test_every_mistake_is_reported_in_one_reading_with_its_line(tmp_path: Path) -> None:
+    """A TD who made four mistakes learns of all four at once, each where it is."""
+    text = CONTRACT_EXAMPLE.replace("index: BG-2026-E1", "index: BG/2026") + ("rounds: 3\n")
+    text = text.replace("email: petrov@example.org", "email: petrov@")
+    text = text.replace(
+        "  - {id: petrov,",
+        "  - {id: ivanov, name: Ivan Again, email: again@example.org}\n  - {id: petrov,",
+    )
+    path = tmp_path / "start.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(StartListError) as caught:
+        load_start_list(path)
+    lines = str(caught.value).splitlines()
+    assert [m.path for m in caught.value.mistakes] == [
+        "rounds",
+        "index",
+        "players[1].id",
+        "players[2].email",
+    ]
+    assert len(lines) == 4
+    assert lines[0].startswith(f"{path}, line 15, column 9: rounds: unknown key")
+    assert lines[1].startswith(f"{path}, line 1, column 8: index: must be letters")
+    assert lines[2].startswith(f"{path}, line 12, column 10: players[1].id: ivanov is already")
+    assert lines[3].startswith(f"{path}, line 13, column ")
+    assert "players[2].email" in lines[3]
+
+
+def test_every_bad_row_of_a_players_csv_is_named_by_its_line(tmp_path: Path) -> None:
+    (tmp_path / "players.csv").write_text(
+        "id,name,email\n"
+        "ivanov,Ivan Ivanov,ivanov@example.org\n"
+        "petrov,,petrov@example.org\n"
+        "popov,Pavel Popov,popov@example.org\n"
+        "popov,Pavel Again,not-an-address\n",
+        encoding="utf-8",
+    )
+    text = CONTRACT_EXAMPLE.replace(
+        "players:\n"
+        "  - {id: ivanov, name: Ivan Ivanov, email: ivanov@example.org}\n"
+        "  - {id: petrov, name: Petar Petrov, email: petrov@example.org, language: en, "
+        "notation: en}\n",
+        "players: players.csv\n",
+    )
+    path = tmp_path / "start.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(StartListError) as caught:
+        load_start_list(path)
+    lines = str(caught.value).splitlines()
+    csv_name = str(tmp_path / "players.csv")
+    assert lines[0].startswith(f"{csv_name}, line 3")
+    assert "players[1].name" in lines[0]
+    assert lines[1].startswith(f"{csv_name}, line 5, column 1 (id): players[3].id: popov is")
+    assert len(lines) == 2
