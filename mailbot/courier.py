@@ -55,13 +55,18 @@ def deliver(
     now: datetime.datetime,
     stopping: Callable[[], bool] = lambda: False,
 ) -> Delivery:
-    """Send what the outbox has due; a message given up is reported to its director."""
+    """Send what the outbox has due; a message given up is reported to its director.
+
+    Each message's return path names its row on ``bounce_address`` (when set; else on
+    the sender's address), so a delivery report that comes back later is matched to it.
+    """
     return deliver_due(
         sessions,
         postman,
         now,
         on_give_up=tell_director_undeliverable(config.smtp.sender),
         stopping=stopping,
+        bounce_address=config.bounce_address,
     )
 
 

@@ -42,7 +42,7 @@ from sqlalchemy import event, false, func, inspect, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot import director, handlers, trust
+from mailbot import bounces, director, handlers, trust
 from mailbot import events as ev
 from mailbot.addresses import normal_address
 from mailbot.handlers import answers, digest, orders
@@ -50,17 +50,20 @@ from mailbot.handlers import requests as handler_requests
 from mailbot.handlers.context import Context, Limits
 from mailbot.inbox import Fetched
 from mailbot.intent import Word, read_words
-from mailbot.letters import Letter, read_letter
+from mailbot.letters import AutoKind, Letter, read_letter
 from mailbot.notices import Renderer
 from mailbot.notifier import Notifier, Origin
 from mailbot.outage import StoreUnavailable, diagnose, fault_of, probe, where_of
+from mailbot.outbox import bounce_of
 from mailbot.postman import compose_address
 from mailbot.record import tag_of
 from mailbot.store import (
+    BOUNCES_MARKED,
     Game,
     InboundMessage,
     Notice,
     Outbox,
+    Player,
     Tournament,
     held_back,
     players_writing_from,
@@ -215,6 +218,24 @@ def _short(value: str | None, size: int = 80) -> str:
 def _storable(value: str, size: int = 2000) -> str:
     """Text the database takes whatever the mail put in it (reasons, errors)."""
     return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]", "", value)[:size]
+
+
+def _count_bounces(
+    session: Session, row: Outbox, addresses: Sequence[str], now: datetime.datetime
+) -> tuple[int, ...]:
+    """Count a bounce on each player at ``addresses`` (of the row's tournament, if it is
+    about a game); the players whose address has now bounced
+    :data:`~mailbot.store.BOUNCES_MARKED` times or more."""
+    query = select(Player).where(Player.email.in_(addresses))
+    if row.game is not None:
+        query = query.where(Player.tournament_id == row.game.tournament_id)
+    marked = []
+    for player in session.scalars(query.order_by(Player.id)).all():
+        player.bounces += 1
+        player.bounced_at = now
+        if player.bounces >= BOUNCES_MARKED:
+            marked.append(player.id)
+    return tuple(marked)
 
 
 # ---------------------------------------------------------------------------
@@ -650,6 +671,8 @@ class Desk:
         ignored, and answered never."""
         letter, inbound = ctx.letter, ctx.inbound
         if letter.auto is not None:
+            if letter.auto is not AutoKind.OWN_MAIL and self._delivery_report(ctx):
+                return False
             inbound.status, inbound.reason = "ignored", f"automatic mail: {letter.auto.value}"
             return False
         problem = trust.sender_problem(letter.senders, letter.from_fields)
@@ -666,6 +689,49 @@ class Desk:
                 problem,
             )
             return False
+        return True
+
+    @staticmethod
+    def _delivery_report(ctx: Context) -> bool:
+        """Act on a delivery report that names a row the bot sent; False for machine
+        mail that reports no failure (ignored as automatic mail).
+
+        A permanent failure marks the row ``bounced`` and tells who must know
+        (:class:`~mailbot.events.Bounced`); a temporary one is noted on the row and
+        told to nobody; a report that names no row the bot sent to that address,
+        or a row that bounced already, changes nothing.
+        """
+        inbound = ctx.inbound
+        report = bounces.read_report(inbound.raw)
+        if not report.failures:
+            return False
+        found = bounce_of(ctx.session, report)
+        row = found.row
+        if row is None:
+            inbound.status = "ignored"
+            inbound.reason = f"a delivery report {found.why}; nothing done"
+            log.warning("ignored the delivery report %s: %s", _short(inbound.message_id),
+                        found.why)  # fmt: skip
+            return True
+        permanent = [f for f in found.failures if f.permanent]
+        said = "; ".join(f"{f.address}: {f.reason or '?'}" for f in permanent or found.failures)
+        if row.status == "bounced":
+            inbound.status = "ignored"
+            inbound.reason = f"a delivery report about outbox {row.id}, which bounced already"
+            return True
+        inbound.game_id = row.game_id
+        if not permanent:
+            row.last_error = _storable(f"delayed: {said}")
+            inbound.reason = f"delivery delayed: outbox {row.id} ({said})"
+            return True
+        row.status, row.bounced_at, row.last_error = "bounced", ctx.now, _storable(said)
+        marked = _count_bounces(ctx.session, row, [f.address for f in permanent], ctx.now)
+        reasons = dict.fromkeys(f.reason for f in permanent if f.reason)
+        ctx.tell(
+            ev.Bounced(row.id, ", ".join(f.address for f in permanent), "; ".join(reasons), marked)
+        )
+        inbound.reason = f"delivery report: outbox {row.id} bounced ({said})"
+        log.warning("outbox %s bounced: %s", row.id, _short(said, 300))
         return True
 
     def _authentication_refusal(self, ctx: Context) -> str | None:

@@ -33,6 +33,7 @@ __all__ = [
     "AdjudicationPacket",
     "Answer",
     "AnswerKind",
+    "Bounced",
     "ClaimAnswered",
     "ClaimOpened",
     "ComplaintMade",
@@ -464,3 +465,20 @@ class Undeliverable(Event):
 
     outbox: int
     tournaments: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Bounced(Event):
+    """A delivery report says a message the bot sent never arrived (a permanent failure).
+
+    ``address`` failed, with the server's ``reason``; ``marked``, the players whose
+    address has now bounced :data:`mailbot.store.BOUNCES_MARKED` times (the TD is
+    asked to correct it). Who hears of it depends on what the message was: the
+    move line's mover, the TD and the opponent's other addresses; the TD alone
+    for a start mail or any other message.
+    """
+
+    outbox: int
+    address: str
+    reason: str
+    marked: tuple[int, ...] = ()

@@ -31,6 +31,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.addresses import AddressError, ascii_domain, normal_address, smtp_address
+from mailbot.bounces import Failure, Report, new_check, return_path, tag_in
 from mailbot.postman import Postman, SendError, compose_address
 from mailbot.store import Outbox, Player, recent
 
@@ -321,8 +322,13 @@ def deliver_due(
     batch: int = 500,
     on_give_up: GiveUp | None = None,
     stopping: Callable[[], bool] = lambda: False,
+    bounce_address: str | None = None,
 ) -> Delivery:
     """Send every pending row that is due, ``batch`` rows at a time over one connection.
+
+    Each row goes with its own return path (:func:`mailbot.bounces.return_path`, on
+    ``bounce_address`` when given, else on the sender's address), so a delivery
+    report that comes back later names it (:func:`bounce_of`).
 
     Rows are locked and marked :data:`MARKS` to a transaction, so a crash
     resends at most those of the group in flight, each with its stable
@@ -345,7 +351,9 @@ def deliver_due(
             return total
         after = ids[-1]
         with postman.batch():
-            done, reachable = _deliver(sessions, postman, now, ids, on_give_up, stopping)
+            done, reachable = _deliver(
+                sessions, postman, now, ids, on_give_up, stopping, bounce_address
+            )
         total += done
         if not reachable:
             return total
@@ -359,6 +367,7 @@ def _deliver(
     ids: Sequence[int],
     on_give_up: GiveUp | None,
     stopping: Callable[[], bool],
+    bounce_address: str | None = None,
 ) -> tuple[Delivery, bool]:
     sent = deferred = failed = 0
     broken = 0  # messages in a row whose sending broke off midway
@@ -375,10 +384,15 @@ def _deliver(
             for row in rows:
                 if stopping():
                     break
+                if row.verp_check is None:
+                    row.verp_check = new_check()
                 try:
                     refused = postman.send(
                         functools.partial(_compose, row, postman.settings.sender),
                         functools.partial(envelope, row),
+                        envelope_from=return_path(
+                            bounce_address or postman.settings.sender, row.id, row.verp_check
+                        ),
                     )
                 except (AddressError, SendError) as exc:
                     unreachable = isinstance(exc, SendError) and exc.unreachable
@@ -443,6 +457,59 @@ def listing(session: Session, *, status: str = "pending") -> list[Outbox]:
     return list(
         session.scalars(select(Outbox).where(Outbox.status == status).order_by(Outbox.id)).all()
     )
+
+
+# ---------------------------------------------------------------------------
+# Mail that came back
+
+
+@dataclasses.dataclass(frozen=True)
+class Bounce:
+    """A report matched to the row it is about, with the failures of that row's
+    recipients; or, without a row, why the report names none (``why``)."""
+
+    row: Outbox | None
+    failures: tuple[Failure, ...] = ()
+    why: str = ""
+
+
+def bounce_of(session: Session, report: Report) -> Bounce:
+    """The sent row ``report`` is about, and which of its recipients failed.
+
+    The row is the one the return path names (:func:`mailbot.bounces.tag_in` on
+    the addresses the report was delivered to), when the check value is the
+    row's; without a tag (a service that rewrote the envelope sender), the row
+    whose Message-ID the report returns. Either way it must have been sent, and
+    the failed address must be one it was sent to; else the report names no
+    row and changes nothing.
+    """
+    if not report.failures:
+        return Bounce(None, why="no failed recipient")
+    tag = tag_in(report.delivered_to)
+    rows: list[Outbox]
+    if tag is not None:
+        row = session.get(Outbox, tag.row)
+        if row is None or row.verp_check is None or row.verp_check != tag.check:
+            return Bounce(None, why=f"a return path with a wrong check value (outbox {tag.row})")
+        rows = [row]
+    elif report.message_ids:
+        rows = list(
+            session.scalars(select(Outbox).where(Outbox.message_id.in_(report.message_ids))).all()
+        )
+        if not rows:
+            return Bounce(None, why="returns a Message-ID the bot never sent")
+    else:
+        return Bounce(None, why="names no message the bot sent")
+    for row in rows:
+        if row.status not in ("sent", "bounced"):
+            continue
+        sent_to = {normal_address(a) for a in [*row.to_addrs, *row.cc_addrs]}
+        failures = tuple(f for f in report.failures if f.address in sent_to)
+        if failures:
+            return Bounce(row, failures)
+    if all(row.status not in ("sent", "bounced") for row in rows):
+        return Bounce(None, why=f"about outbox {rows[0].id}, which was never sent")
+    return Bounce(None, why=f"about a recipient outbox {rows[0].id} was not sent to")
 
 
 def recipients_tournaments(session: Session, row: Outbox) -> list[int]:

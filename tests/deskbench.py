@@ -9,11 +9,14 @@ answers. The mail path itself is tested on Dovecot and aiosmtpd elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import email.header
 import email.policy
 import email.utils
 import itertools
-from collections.abc import Sequence
+import types
+from collections.abc import Callable, Iterator, Sequence
 from email.message import EmailMessage
 
 from sqlalchemy import select
@@ -21,6 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.desk import Desk, Outcome, Policy
 from mailbot.inbox import Fetched
+from mailbot.outbox import deliver_due
 from mailbot.startlist import parse_start_list
 from mailbot.store import (
     Game,
@@ -169,3 +173,146 @@ class Bench:
         with self.sessions() as session:
             g = session.scalars(select(Game).where(Game.number == number)).one()
             return g.result, sum(p.days for p in g.penalties)
+
+
+# ---------------------------------------------------------------------------
+# Sending and delivery reports
+
+
+class Relay:
+    """Stands for the SMTP server in the desk's tests: accepts every message and keeps
+    its envelope (the return path above all) and bytes, as the aiosmtpd sink does."""
+
+    def __init__(self, sender: str = f"Federation CC <{BOT}>") -> None:
+        self.settings = types.SimpleNamespace(sender=sender)
+        self.sent: list[tuple[str, list[str], bytes]] = []
+
+    def available(self) -> bool:
+        return True
+
+    def pause(self) -> None:
+        pass
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[Relay]:
+        yield self
+
+    def send(
+        self,
+        compose: Callable[[bool], bytes],
+        recipients: Callable[[bool], Sequence[str]],
+        *,
+        envelope_from: str | None = None,
+    ) -> dict[str, str]:
+        self.sent.append((envelope_from or BOT, list(recipients(True)), compose(True)))
+        return {}
+
+    def envelope_of(self, row: Outbox) -> str:
+        """The return path row ``row`` went with."""
+        marker = f"<{row.message_id}>".encode()
+        return next(path for path, _to, data in self.sent if marker in data)
+
+
+def deliver(bench: Bench, relay: Relay, now: datetime.datetime, **options: object) -> int:
+    """Send what the bench's outbox has due through ``relay``; how many went."""
+    done = deliver_due(bench.sessions, relay, now, **options)  # type: ignore[arg-type]
+    return done.sent
+
+
+_reports = itertools.count(1)
+
+
+def dsn(
+    *,
+    to: str,
+    recipient: str,
+    returned: Outbox | None = None,
+    action: str = "failed",
+    status: str = "5.1.1",
+    reason: str = "Recipient address rejected: User unknown in virtual mailbox table",
+    style: str = "postfix",
+    when: datetime.datetime | None = None,
+    message_id: str | None = None,
+) -> bytes:
+    """A delivery status notification (RFC 3464) as Postfix or Exim write them, delivered
+    to ``to`` (in To and Delivered-To, as an MTA delivers it) about ``recipient``,
+    returning the headers of ``returned``."""
+    when = when or at(3)
+    mta = "mx.example.org"
+    number = next(_reports)
+    boundary = f"{number:08X}.{style}/{mta}"
+    code = f"{'550' if status.startswith('5') else '451'} {status}"
+    diagnostic = f"smtp; {code} <{recipient}>: {reason}"
+    head = (
+        f"Return-Path: <>\r\nDelivered-To: {to}\r\nX-Original-To: {to}\r\n"
+        f"Date: {email.utils.format_datetime(when)}\r\n"
+        f"Message-ID: <{message_id or f'{number:08X}.report@{mta}'}>\r\n"
+        f"To: {to}\r\nAuto-Submitted: auto-replied\r\nMIME-Version: 1.0\r\n"
+        "Content-Type: multipart/report; report-type=delivery-status;\r\n"
+        f'\tboundary="{boundary}"\r\n'
+    )
+    if style == "exim":
+        head += (
+            "From: Mail Delivery System <Mailer-Daemon@mx.example.org>\r\n"
+            "Subject: Mail delivery failed: returning message to sender\r\n"
+            + (f"X-Failed-Recipients: {recipient}\r\n" if action == "failed" else "")
+        )
+        notice = (
+            "This message was created automatically by mail delivery software.\r\n\r\n"
+            "A message that you sent could not be delivered to one or more of its\r\n"
+            "recipients. This is a permanent error. The following address(es) failed:\r\n\r\n"
+            f"  {recipient}\r\n    host {mta} [192.0.2.25]\r\n"
+            f"    SMTP error from remote mail server after RCPT TO:<{recipient}>:\r\n"
+            f"    {code} <{recipient}>: {reason}\r\n"
+        )
+        description = ""
+    else:
+        subject = (
+            "Undelivered Mail Returned to Sender"
+            if action == "failed"
+            else "Delayed Mail (still being retried)"
+        )
+        head += f"From: MAILER-DAEMON@{mta} (Mail Delivery System)\r\nSubject: {subject}\r\n"
+        notice = (
+            f"This is the mail system at host {mta}.\r\n\r\n"
+            + (
+                "I'm sorry to have to inform you that your message could not\r\n"
+                "be delivered to one or more recipients. It's attached below.\r\n\r\n"
+                if action == "failed"
+                else "####################################################################\r\n"
+                "# THIS IS A WARNING ONLY.  YOU DO NOT NEED TO RESEND YOUR MESSAGE. #\r\n"
+                "####################################################################\r\n\r\n"
+                "Your message could not be delivered for more than 4 hour(s).\r\n"
+                "It will be retried until it is 5 day(s) old.\r\n\r\n"
+            )
+            + "                   The mail system\r\n\r\n"
+            f"<{recipient}>: host {mta}[192.0.2.25] said: {code} <{recipient}>:\r\n"
+            f"    {reason} (in reply to RCPT TO command)\r\n"
+        )
+        description = "Content-Description: Notification\r\n"
+    status_part = (
+        f"Reporting-MTA: dns; {mta}\r\nArrival-Date: {email.utils.format_datetime(when)}\r\n\r\n"
+        f"Final-Recipient: rfc822; {recipient}\r\nOriginal-Recipient: rfc822;{recipient}\r\n"
+        f"Action: {action}\r\nStatus: {status}\r\nRemote-MTA: dns; {mta}\r\n"
+        f"Diagnostic-Code: {diagnostic}\r\n"
+    )
+    returned_headers = ""
+    if returned is not None:
+        returned_headers = (
+            f"Return-Path: <{to}>\r\nFrom: Federation CC <{BOT}>\r\nTo: {recipient}\r\n"
+            f"Subject: {email.header.Header(returned.subject, 'utf-8').encode()}\r\n"
+            f"Message-ID: <{returned.message_id}>\r\n"
+            f"X-Mailbot-Event: {returned.event}\r\n"
+        )
+    kind = "text/rfc822-headers" if style == "exim" else "message/rfc822"
+    parts = [
+        f"{description}Content-Type: text/plain; charset=us-ascii\r\n\r\n{notice}",
+        f"Content-Description: Delivery report\r\nContent-Type: message/delivery-status\r\n\r\n"
+        f"{status_part}",
+        f"Content-Description: Undelivered Message Headers\r\nContent-Type: {kind}\r\n\r\n"
+        f"{returned_headers}\r\n",
+    ]
+    body = "This is a MIME-encapsulated message.\r\n\r\n" + "".join(
+        f"--{boundary}\r\n{part}\r\n" for part in parts
+    )
+    return (head + "\r\n" + body + f"--{boundary}--\r\n").encode("ascii")

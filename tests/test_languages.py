@@ -26,6 +26,7 @@ from mailbot import events as ev
 from mailbot.game import GameEnd, Termination
 from mailbot.notices import template_dir
 from mailbot.notifier import Notifier, Origin
+from mailbot.outbox import queue
 from mailbot.phrase import Phrase
 from mailbot.result import Result
 from mailbot.store import Claim, Game, HeldOrder, InboundMessage, Outbox, Player
@@ -43,8 +44,8 @@ notation: en
 director: {{name: Tom Director, email: td@federation.example}}
 players:
   - {{id: ann, name: Ann Able, email: ann@example.org, language: en}}
-  - {{id: bob, name: Bob Bold, email: bob@example.org, language: bg}}
-  - {{id: cid, name: Cid Cole, email: cid@example.org, language: ru}}
+  - {{id: bob, name: Bob Bold, email: [bob@example.org, bob@home.example], language: bg}}
+  - {{id: cid, name: Cid Cole, email: [cid@example.org, cid@home.example], language: ru}}
   - {{id: dan, name: Dan Dale, email: dan@example.org, language: bg, gender: f}}
 games:
   - {{white: ann, black: bob}}
@@ -86,6 +87,7 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
         inbound = session.scalars(select(InboundMessage)).first()
     assert claim is not None and held is not None and row is not None and inbound is not None
     g1, g2, g3 = (g.id for g in games)
+    bounced = _bounced_rows(bench, g2, g3)
     board_move = referee.judge("1... Ng8-e7", _board_after_e4(), referee.Notation.EN)
     day = datetime.date(2026, 3, 20)
     due = at(20)
@@ -146,6 +148,9 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
         (ev.OrdersCancelled((1,), ("forfeit LX-1/1 black",), TD, due), False),
         (ev.Quarantined(inbound.id, (1,)), False),
         (ev.Undeliverable(row.id, (1,)), False),
+        # a move line to each language's opponent, a start mail, an answer: each came back
+        *((ev.Bounced(r, "x@example.org", "550 5.1.1 User unknown", (bob,)), False)
+          for r in bounced),
         (ev.DigestDue((bob,), None), False),
         (ev.DirectorDigest(1, at(1)), False),
         (ev.TournamentStarted(1), False),
@@ -166,6 +171,28 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
             events.append((ev.Answer(kind, game=g3, player=player, details=details), True))
     events.append((ev.GameEnded(g1, end, answering=ann), True))
     return [*((ev.GameEnded(g3, e, answering=bob), True) for e in ended), *events]
+
+
+def _bounced_rows(bench: Bench, g2: int, g3: int) -> list[int]:
+    """Sent rows that come back: Ann's move line to Bob; move lines of Cid (to Ann) and of
+    Bob (to Cid), as the outbox had them; a start mail; an answer to a player."""
+    with bench.sessions.begin() as session:
+        Notifier(session, f"Federation <{BOT}>", at(1)).tell(ev.TournamentStarted(1))
+        rows = [
+            session.scalars(select(Outbox).where(Outbox.event == kind)).first()
+            for kind in ("move", "start", "move-accepted")
+        ]
+        for g, to in ((g2, "ann@example.org"), (g3, "cid@example.org")):
+            rows.append(
+                queue(session, sender=BOT, to=[to], subject="x", text="1. e2-e4", html=None,
+                      event="move", now=at(2), game_id=g,
+                      headers={"X-Mailbot-Ply": "1", "X-Mailbot-Move": "e2e4"})
+            )  # fmt: skip
+        session.flush()
+        for r in rows:
+            assert r is not None
+            r.status, r.sent_at = "sent", at(2)
+        return [r.id for r in rows if r is not None]
 
 
 def _ending(termination: Termination) -> GameEnd:
@@ -211,6 +238,8 @@ def language_of(bench: Bench, address: str, tournament_language: str) -> str:
         "bob@example.org": "bg",
         "cid@example.org": "ru",
         "dan@example.org": "bg",
+        "bob@home.example": "bg",
+        "cid@home.example": "ru",
     }.get(address, tournament_language)
 
 

@@ -1,0 +1,298 @@
+"""Bounces that come back later: a delivery report names the row it is about.
+
+Every message goes out with its own return path (``bot+b-ROW-CHECK@``); a
+delivery report (as Postfix and Exim write them) delivered to that address
+makes the row ``bounced`` and tells, at once and in their own language, the
+mover whose move did not reach the opponent, the TD (with the dates in
+question; the clocks are the TD's to decide) and the opponent at any other
+address. A forged report, a delay, or the same report again changes nothing
+(or nothing more).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from deskbench import BOT, TD, Bench, Relay, at, deliver, dsn
+from harness import config_mapping
+from mailservers import ImapAccount, SmtpSink
+from sqlalchemy import select
+
+from mailbot import bounces
+from mailbot.cli import main
+from mailbot.desk import Outcome
+from mailbot.store import Outbox, Player
+
+START_LIST = """
+index: BX-1
+name: Bounce cup
+profile: bg-email
+start: 2026-03-01
+end: 2027-06-30
+language: {language}
+notation: {notation}
+director: {{name: Tom Director, email: td@federation.example}}
+players:
+  - {{id: ann, name: Ann Able, email: ann@example.org, gender: f}}
+  - {{id: bob, name: Bob Bold, email: [bob@example.org, bob@home.example]}}
+  - {{id: cid, name: Cid Cole, email: cid@example.org}}
+games:
+  - {{white: ann, black: bob}}
+  - {{white: cid, black: ann}}
+"""
+ANN, BOB, CID = "ann@example.org", "bob@example.org", "cid@example.org"
+BOB_HOME = "bob@home.example"
+REASON = "Recipient address rejected: User unknown in virtual mailbox table"
+#: What each language's notices say, and the move 1. e2-e4 in its notation.
+WORDS = {
+    "en": ("en", "1. e2-e4", "did not reach", "art. 56", "Your move did not arrive"),
+    "bg": ("bg-cyrillic", "1. e2-e4", "не е стигнал", "чл. 56", "Ходът ви не е пристигнал"),
+    "ru": ("ru", "1. e2-e4", "не дошёл", "ст. 56", "Ваш ход не дошёл"),
+}
+
+
+@pytest.fixture
+def bench(store_url: str) -> Iterator[Bench]:
+    b = Bench(store_url, START_LIST.format(language="en", notation="en"))
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def played(bench: Bench, relay: Relay) -> Outbox:
+    """Ann plays 1. e2-e4 and the bot sends the move line to Bob: its row."""
+    assert bench.send(ANN, "1. e2-e4", at(2), subject="[BX-1/1] move") is Outcome.HANDLED
+    assert deliver(bench, relay, at(2, 10)) >= 2
+    (row,) = bench.outbox(to=BOB, event="move")
+    return row
+
+
+def status_of(bench: Bench, row: Outbox) -> tuple[str, str | None]:
+    with bench.sessions() as session:
+        found = session.get(Outbox, row.id)
+        assert found is not None
+        return found.status, found.last_error
+
+
+def bounce_notices(bench: Bench) -> list[Outbox]:
+    return bench.outbox(event="bounce")
+
+
+def text(row: Outbox) -> str:
+    return f"{row.subject}\n{row.text_body}"
+
+
+@pytest.mark.parametrize("language", ["en", "bg", "ru"])
+def test_a_move_line_that_bounces_reaches_the_mover_the_td_and_the_opponents_other_address(
+    store_url: str, language: str
+) -> None:
+    notation, move, words, article, what = WORDS[language]
+    bench = Bench(store_url, START_LIST.format(language=language, notation=notation))
+    try:
+        relay = Relay()
+        row = played(bench, relay)
+        path = relay.envelope_of(row)
+        assert path.startswith(f"bot+b-{row.id}-") and path.endswith("@federation.example")
+
+        report = dsn(to=path, recipient=BOB, returned=row)
+        assert bench.receive(report, at(3, 8)) is Outcome.HANDLED
+
+        assert status_of(bench, row) == ("bounced", f"{BOB}: 550 5.1.1 <{BOB}>: {REASON}")
+        (mover,) = [r for r in bounce_notices(bench) if ANN in r.to_addrs]
+        (director,) = [r for r in bounce_notices(bench) if TD in r.to_addrs]
+        (opponent,) = [r for r in bounce_notices(bench) if BOB_HOME in r.to_addrs]
+        assert not [r for r in bounce_notices(bench) if BOB in [*r.to_addrs, *r.cc_addrs]]
+        for notice in (mover, director, opponent):
+            assert notice.headers["X-Mailbot-Event"] == "bounce"
+            assert "BX-1/1" in notice.subject
+            for seen in (move, BOB, REASON, article, "2.3.2026"):
+                assert seen in notice.text_body, (seen, notice.text_body)
+        assert what in mover.subject
+        assert words in mover.text_body and words in director.text_body
+        # the clocks are the TD's: nothing was charged or changed
+        assert bench.plies(1) == ["e2e4"]
+        assert bench.game(1) == (None, 0)
+    finally:
+        bench.close()
+
+
+def test_an_exim_report_through_bounce_address_acts_as_well(bench: Bench) -> None:
+    relay = Relay()
+    assert bench.send(ANN, "1. e2-e4", at(2), subject="[BX-1/1] move") is Outcome.HANDLED
+    deliver(bench, relay, at(2, 10), bounce_address="bounces@lists.federation.example")
+    (row,) = bench.outbox(to=BOB, event="move")
+    path = relay.envelope_of(row)
+    assert path.startswith(f"bounces+b-{row.id}-") and path.endswith("@lists.federation.example")
+
+    bench.receive(dsn(to=path, recipient=BOB, returned=row, style="exim"), at(3))
+
+    assert status_of(bench, row)[0] == "bounced"
+    assert {a for r in bounce_notices(bench) for a in r.to_addrs} == {ANN, TD, BOB_HOME}
+
+
+@dataclasses.dataclass(frozen=True)
+class Forgery:
+    name: str
+    path: str
+    recipient: str
+
+
+def forgeries(row: Outbox, path: str) -> list[Forgery]:
+    tag = bounces.tag_in([path])
+    assert tag is not None
+    wrong = "a" * 16 if tag.check != "a" * 16 else "b" * 16
+    return [
+        Forgery("wrong check value", bounces.return_path(BOT, row.id, wrong), BOB),
+        Forgery("another recipient", path, CID),
+        Forgery("a row never sent", bounces.return_path(BOT, row.id + 1000, tag.check), BOB),
+    ]
+
+
+def test_a_forged_report_changes_nothing_and_tells_nobody(bench: Bench) -> None:
+    relay = Relay()
+    row = played(bench, relay)
+    before = len(bench.outbox())
+    for forgery in forgeries(row, relay.envelope_of(row)):
+        report = dsn(to=forgery.path, recipient=forgery.recipient, returned=row)
+        assert bench.receive(report, at(3)) is Outcome.IGNORED, forgery.name
+        assert "nothing done" in (bench.last_inbound().reason or ""), forgery.name
+    # no tag, and a Message-ID the bot never sent
+    stranger = Outbox(message_id="mailbot.0000@federation.example", subject="x", event="move")
+    assert bench.receive(dsn(to=BOT, recipient=BOB, returned=stranger), at(3)) is Outcome.IGNORED
+    assert status_of(bench, row) == ("sent", None)
+    assert len(bench.outbox()) == before
+    with bench.sessions() as session:
+        assert session.scalars(select(Player.bounces).where(Player.email == BOB)).one() == 0
+
+
+def test_without_a_tag_the_returned_message_id_names_the_row(bench: Bench) -> None:
+    """A service that rewrote the envelope sender: the report goes to the plain address."""
+    relay = Relay()
+    row = played(bench, relay)
+    assert bench.receive(dsn(to=BOT, recipient=BOB, returned=row), at(3)) is Outcome.HANDLED
+    assert status_of(bench, row)[0] == "bounced"
+    assert {a for r in bounce_notices(bench) for a in r.to_addrs} == {ANN, TD, BOB_HOME}
+
+
+def test_a_delay_tells_nobody_until_the_failure_is_permanent(bench: Bench) -> None:
+    relay = Relay()
+    row = played(bench, relay)
+    path = relay.envelope_of(row)
+    delayed = dsn(to=path, recipient=BOB, returned=row, action="delayed", status="4.4.1",
+                  reason="connect to mx.example.org: Connection timed out")  # fmt: skip
+    assert bench.receive(delayed, at(2, 16)) is Outcome.HANDLED
+    status, error = status_of(bench, row)
+    assert status == "sent" and error is not None and error.startswith(f"delayed: {BOB}")
+    assert "Connection timed out" in error
+    assert bounce_notices(bench) == []
+
+    bench.receive(dsn(to=path, recipient=BOB, returned=row), at(7))
+    assert status_of(bench, row)[0] == "bounced"
+    assert len(bounce_notices(bench)) == 3
+
+
+def test_the_same_report_twice_acts_once(bench: Bench) -> None:
+    relay = Relay()
+    row = played(bench, relay)
+    report = dsn(to=relay.envelope_of(row), recipient=BOB, returned=row)
+    assert bench.receive(report, at(3)) is Outcome.HANDLED
+    assert bench.receive(report, at(3, 10)) is Outcome.DUPLICATE
+    # another copy of it (the MTA's next report, with its own Message-ID)
+    again = dsn(to=relay.envelope_of(row), recipient=BOB, returned=row)
+    assert bench.receive(again, at(4)) is Outcome.IGNORED
+    assert "bounced already" in (bench.last_inbound().reason or "")
+    assert len(bounce_notices(bench)) == 3
+    with bench.sessions() as session:
+        assert session.scalars(select(Player.bounces).where(Player.email == BOB)).one() == 1
+
+
+def test_an_address_that_bounces_three_times_is_marked_and_the_td_asked_to_correct_it(
+    bench: Bench,
+) -> None:
+    relay = Relay()
+    asks = []
+    notice = None
+    for number, (sender, move) in enumerate([(ANN, "1. e2-e4"), (ANN, "2. d2-d4"),
+                                             (ANN, "3. g1-f3")]):  # fmt: skip
+        if number:  # Bob answers (from his other address), the bot forwards Ann's next move
+            reply = ["1... e7-e5", "2... e5xd4"][number - 1]
+            bench.send(BOB_HOME, reply, at(3 + 2 * number), subject="[BX-1/1] move")
+        bench.send(sender, move, at(4 + 2 * number), subject="[BX-1/1] move")
+        deliver(bench, relay, at(4 + 2 * number, 10))
+        row = bench.outbox(to=BOB, event="move")[-1]
+        report = dsn(to=relay.envelope_of(row), recipient=BOB, returned=row)
+        bench.receive(report, at(5 + 2 * number))
+        (notice,) = [r for r in bounce_notices(bench) if TD in r.to_addrs][number:]
+        asks.append("address bob NEW-ADDRESS" in notice.text_body)
+    assert asks == [False, False, True]
+    with bench.sessions() as session:
+        bob = session.scalars(select(Player).where(Player.email == BOB)).one()
+        assert bob.bounces == 3 and bob.bounced_at is not None
+    # the TD corrects it: the count starts again
+    bench.send(TD, "address bob bob@new.example", at(12), reply_to=notice)
+    with bench.sessions() as session:
+        bob = session.scalars(select(Player).where(Player.key == "bob")).one()
+        assert (bob.email, bob.bounces) == ("bob@new.example", 0)
+
+
+def test_a_bounced_start_mail_tells_the_td_who_cannot_be_reached(bench: Bench) -> None:
+    from mailbot import events as ev
+    from mailbot.notifier import Notifier
+
+    with bench.sessions.begin() as session:
+        Notifier(session, f"Federation CC <{BOT}>", at(1)).tell(ev.TournamentStarted(1))
+    relay = Relay()
+    deliver(bench, relay, at(1, 10))
+    (start,) = bench.outbox(to=ANN, event="start")
+    bench.receive(dsn(to=relay.envelope_of(start), recipient=ANN, returned=start), at(1, 12))
+
+    (notice,) = bounce_notices(bench)
+    assert notice.to_addrs == [TD]
+    body = notice.text_body
+    for seen in ("start mail", ANN, "Ann Able cannot be reached", "1.3.2026", "BX-1/1 with White",
+                 "the first move is Ann Able's", "BX-1/2 with Black", REASON):  # fmt: skip
+        assert seen in body, (seen, body)
+
+
+def test_an_answer_that_bounces_tells_the_td(bench: Bench) -> None:
+    relay = Relay()
+    bench.send(CID, "status", at(2))
+    deliver(bench, relay, at(2, 10))
+    (answer,) = bench.outbox(to=CID, event="status")
+    bench.receive(dsn(to=relay.envelope_of(answer), recipient=CID, returned=answer), at(2, 12))
+    (notice,) = bounce_notices(bench)
+    assert notice.to_addrs == [TD]
+    assert answer.subject in notice.text_body and CID in notice.text_body
+
+
+def test_machine_mail_that_reports_no_failure_stays_unanswered(bench: Bench) -> None:
+    relay = Relay()
+    row = played(bench, relay)
+    out_of_office = bench.message(
+        BOB, "I am away until Monday.", subject="Automatic reply: move",
+        headers=[("Auto-Submitted", "auto-replied")], to=relay.envelope_of(row),
+    )  # fmt: skip
+    before = len(bench.outbox())
+    assert bench.receive(out_of_office, at(3)) is Outcome.IGNORED
+    assert bench.last_inbound().reason == "automatic mail: auto-submitted"
+    assert len(bench.outbox()) == before and status_of(bench, row) == ("sent", None)
+
+
+def test_mailbot_outbox_bounced_lists_the_row_with_the_diagnostic(
+    bench: Bench, tmp_path: Path, store_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    relay = Relay()
+    row = played(bench, relay)
+    bench.receive(dsn(to=relay.envelope_of(row), recipient=BOB, returned=row), at(3))
+    account = ImapAccount("127.0.0.1", 1, "unused", "unused")
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(config_mapping(store_url, account, SmtpSink())))
+
+    assert main(["-c", str(config), "outbox", "--bounced"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.split("\t")[1:] == [BOB, row.subject, "1", f"{BOB}: 550 5.1.1 <{BOB}>: {REASON}"]
