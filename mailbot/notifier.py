@@ -37,7 +37,7 @@ from mailbot.intent import help_words
 from mailbot.notation import Notation, write_line, write_move
 from mailbot.notices import Rendered, Renderer
 from mailbot.orderkeys import KEY_DAYS, new_key, reply_to
-from mailbot.outbox import UNDELIVERABLE, queue, recipients_tournaments
+from mailbot.outbox import UNDELIVERABLE, bounced_moves, queue, recipients_tournaments
 from mailbot.phrase import Phrase
 from mailbot.record import (
     MoveLine,
@@ -1063,9 +1063,13 @@ class Notifier:
                 (self._game(i), self._player(p) if p is not None else None)
                 for i, p in details.pop("games")
             ]
+            bounced = bounced_moves(self.session, [x.id for x, _ in games])
             context = {
                 "recipient": details.pop("recipient", player.name if player else ""),
-                "games": [game_summary(x, p) for x, p in games],
+                "games": [
+                    {**game_summary(x, p), "bounced": _bounced_in(x, p, bounced.get(x.id, {}))}
+                    for x, p in games
+                ],
             }
             if g is not None:
                 board = board_of(g, stack=1)
@@ -1459,6 +1463,20 @@ class Notifier:
 
 #: The events of mail that carries a move to the player who must answer it.
 _MOVE_LINES = frozenset({"move", "repeat"})
+
+
+def _bounced_in(
+    g: Game, reader: Player | None, bounced: dict[tuple[int, str], datetime.datetime]
+) -> list[dict[str, Any]]:
+    """The moves of ``g`` whose mail bounced, as the ``status`` mail shows them."""
+    style = notation_for(reader) if reader is not None else Notation(g.tournament.notation)
+    tz = ZoneInfo(g.tournament.timezone)
+    return [
+        {"move": _move_of(g, ply, style, uci), "date": local_date(when, tz),
+         "to": (g.black if ply % 2 else g.white).name}
+        for (ply, uci), when in sorted(bounced.items())
+        if ply <= len(g.moves) and g.moves[ply - 1].uci == uci
+    ]  # fmt: skip
 
 
 def _ply_of(row: Outbox) -> int | None:

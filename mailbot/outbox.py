@@ -489,7 +489,9 @@ def bounce_of(session: Session, report: Report) -> Bounce:
     rows: list[Outbox]
     if tag is not None:
         row = session.get(Outbox, tag.row)
-        if row is None or row.verp_check is None or row.verp_check != tag.check:
+        if row is None:
+            return Bounce(None, why=f"with a return path naming no row (outbox {tag.row})")
+        if row.verp_check is None or row.verp_check != tag.check:
             return Bounce(None, why=f"a return path with a wrong check value (outbox {tag.row})")
         rows = [row]
     elif report.message_ids:
@@ -510,6 +512,30 @@ def bounce_of(session: Session, report: Report) -> Bounce:
     if all(row.status not in ("sent", "bounced") for row in rows):
         return Bounce(None, why=f"about outbox {rows[0].id}, which was never sent")
     return Bounce(None, why=f"about a recipient outbox {rows[0].id} was not sent to")
+
+
+def bounced_moves(
+    session: Session, game_ids: Sequence[int]
+) -> dict[int, dict[tuple[int, str], datetime.datetime]]:
+    """The move lines of ``game_ids`` that bounced: game id to (ply, UCI) of the move the
+    mail carried to when it bounced (a move voided since no longer matches its ply)."""
+    if not game_ids:
+        return {}
+    rows = session.execute(
+        select(Outbox.game_id, Outbox.headers, Outbox.bounced_at).where(
+            Outbox.game_id.in_(game_ids),
+            Outbox.status == "bounced",
+            Outbox.event.in_(("move", "repeat")),
+        )
+    ).all()
+    found: dict[int, dict[tuple[int, str], datetime.datetime]] = {}
+    for game_id, headers, bounced_at in rows:
+        ply, uci = str(headers.get("X-Mailbot-Ply", "")), str(headers.get("X-Mailbot-Move", ""))
+        if game_id is not None and ply.isdigit() and bounced_at is not None:
+            plies = found.setdefault(game_id, {})
+            key = (int(ply), uci)
+            plies[key] = min(bounced_at, plies.get(key, bounced_at))
+    return found
 
 
 def recipients_tournaments(session: Session, row: Outbox) -> list[int]:

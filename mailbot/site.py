@@ -56,12 +56,13 @@ import chess.svg
 import jinja2
 import markupsafe
 import yaml
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 from mailbot import clock, record, report
 from mailbot.catalogue import plural
 from mailbot.notation import Notation, write_move
 from mailbot.notices import LANGUAGES, long_date, template_dir
+from mailbot.outbox import bounced_moves
 from mailbot.result import Result
 from mailbot.standings import ANNULLED_MARK, UNFINISHED_MARK, format_points
 from mailbot.store import Game, Player, Tournament
@@ -281,6 +282,8 @@ class MoveCell:
     sent: str
     days: int
     conditional: bool
+    #: When the mail carrying the move came back undelivered, in words (or "").
+    bounced: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -416,6 +419,8 @@ def _game_detail(g: Game, words: Words, now: datetime.datetime) -> GameDetail:
     board = chess.Board()
     rows: dict[int, dict[str, MoveCell]] = {}
     last = ""
+    session = object_session(g)
+    bounced = bounced_moves(session, [g.id]).get(g.id, {}) if session is not None else {}
     for m in g.moves:
         move = chess.Move.from_uci(m.uci)
         number, color = board.fullmove_number, board.turn
@@ -428,6 +433,9 @@ def _game_detail(g: Game, words: Words, now: datetime.datetime) -> GameDetail:
             sent=_date(record.local_date(m.sent_at, tz)),
             days=m.days,
             conditional=m.automatic,
+            bounced=words.fill("bounced", date=_date(record.local_date(bounced[key], tz)))
+            if (key := (m.ply, m.uci)) in bounced
+            else "",
         )
     totals = record.totals(g)
     running = None if g.result is not None else _running(g, now)

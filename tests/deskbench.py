@@ -18,6 +18,7 @@ import itertools
 import types
 from collections.abc import Callable, Iterator, Sequence
 from email.message import EmailMessage
+from typing import Protocol
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -222,11 +223,19 @@ def deliver(bench: Bench, relay: Relay, now: datetime.datetime, **options: objec
 _reports = itertools.count(1)
 
 
+class Returned(Protocol):
+    """What a report returns of the message it is about (an outbox row, a received mail)."""
+
+    subject: str
+    message_id: str
+    event: str
+
+
 def dsn(
     *,
     to: str,
     recipient: str,
-    returned: Outbox | None = None,
+    returned: Returned | None = None,
     action: str = "failed",
     status: str = "5.1.1",
     reason: str = "Recipient address rejected: User unknown in virtual mailbox table",

@@ -12,11 +12,14 @@ import datetime
 import email.utils
 import itertools
 import time
+import types
 from collections.abc import Mapping, Sequence
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 import yaml
+from deskbench import dsn
 from imapclient import IMAPClient
 from imapclient.exceptions import LoginError
 from mailservers import ImapAccount, Received, SmtpSink
@@ -179,6 +182,18 @@ class Federation:
             msg[name] = value
         msg.set_content(body)
         return msg
+
+    def bounce(self, mail: Received, recipient: str, at: datetime.datetime, **options: Any) -> None:
+        """The delivery report a receiving MTA sends back for ``mail`` (a DSN as Postfix
+        writes it, :func:`deskbench.dsn`): to the envelope sender the SMTP listener
+        recorded, arriving in the bot's inbox at ``at``."""
+        returned = types.SimpleNamespace(
+            subject=str(mail.message["Subject"]),
+            message_id=str(mail.message["Message-ID"]).strip().strip("<>"),
+            event=str(mail.message["X-Mailbot-Event"]),
+        )
+        raw = dsn(to=mail.envelope_from, recipient=recipient, returned=returned, when=at, **options)
+        self.deliver(raw, at)
 
     def poll(self, now: datetime.datetime) -> PassReport:
         try:

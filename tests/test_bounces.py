@@ -25,7 +25,7 @@ from sqlalchemy import select
 from mailbot import bounces
 from mailbot.cli import main
 from mailbot.desk import Outcome
-from mailbot.store import Outbox, Player
+from mailbot.store import InboundMessage, Outbox, Player
 
 START_LIST = """
 index: BX-1
@@ -170,6 +170,30 @@ def test_a_forged_report_changes_nothing_and_tells_nobody(bench: Bench) -> None:
         assert session.scalars(select(Player.bounces).where(Player.email == BOB)).one() == 0
 
 
+def test_a_broken_report_is_ignored_and_stops_nothing(bench: Bench) -> None:
+    relay = Relay()
+    row = played(bench, relay)
+    path = relay.envelope_of(row).encode()
+    head = b"From: MAILER-DAEMON@mx.example.org\r\nTo: " + path + b"\r\nMessage-ID: <%d@x>\r\n"
+    report = b"Content-Type: multipart/report; report-type=delivery-status; boundary=x\r\n\r\n"
+    huge = bounces.return_path(BOT, 999_999_999_999_999_999, "a" * 16)
+    broken = [
+        head % 1 + report + b"--x\r\nContent-Type: message/delivery-status\r\n\r\n"
+        b"Final-Recipient: rfc822; \xff\xfe@\x00\r\nAction: failed\r\nStatus: 5.1.1\r\n",
+        head % 2 + report + b"--x\r\nContent-Type: message/delivery-status\r\n\r\n\x00\xff" * 50,
+        head % 3 + report + b"--x\r\nContent-Type: multipart/report; boundary=x\r\n\r\n" * 500,
+        dsn(to=huge, recipient=BOB, returned=row),
+        dsn(to=path.decode(), recipient="not an address", returned=row),
+    ]
+    for raw in broken:
+        assert bench.receive(raw, at(3)) is Outcome.IGNORED
+    assert bench.outbox(event="bounce") == []
+    assert status_of(bench, row) == ("sent", None)
+    # the genuine report still acts
+    bench.receive(dsn(to=path.decode(), recipient=BOB, returned=row), at(4))
+    assert status_of(bench, row)[0] == "bounced"
+
+
 def test_without_a_tag_the_returned_message_id_names_the_row(bench: Bench) -> None:
     """A service that rewrote the envelope sender: the report goes to the plain address."""
     relay = Relay()
@@ -296,3 +320,112 @@ def test_mailbot_outbox_bounced_lists_the_row_with_the_diagnostic(
     assert main(["-c", str(config), "outbox", "--bounced"]) == 0
     (line,) = capsys.readouterr().out.splitlines()
     assert line.split("\t")[1:] == [BOB, row.subject, "1", f"{BOB}: 550 5.1.1 <{BOB}>: {REASON}"]
+
+
+# ---------------------------------------------------------------------------
+# On the real servers: Dovecot's inbox and the aiosmtpd listener
+
+E2E_START_LIST = """
+index: BX-2
+name: Bounce cup
+profile: bg-email
+start: 2026-03-01
+end: 2027-06-30
+language: bg
+notation: bg-cyrillic
+director: {name: Тодор Тодоров, email: td@federation.example}
+players:
+  - {id: ann, name: Ann Able, email: ann@example.org, language: en, notation: en, gender: f}
+  - {id: petrov, name: Пётр Петров, email: petrov@example.org, language: ru, notation: ru,
+     gender: m}
+games:
+  - {white: ann, black: petrov}
+  - {white: petrov, black: ann}
+"""
+PETROV = "petrov@example.org"
+
+
+def test_on_the_real_servers_a_dsn_reaches_the_mover_and_the_td_within_one_poll(
+    store_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
+) -> None:
+    from harness import Federation, text_of
+
+    fed = Federation(store_url, imap_account, smtp_sink, E2E_START_LIST, tmp_path)
+    try:
+        moment = at(2, 8)
+        fed.write(ANN, "1. e2-e4", moment, subject="[BX-2/1] move")
+        fed.write(PETROV, "1. e2-e4", moment, subject="[BX-2/2] ход")
+        fed.poll(at(2, 9))
+        (to_petrov,) = [m for m in fed.received(PETROV) if m.message["X-Mailbot-Event"] == "move"]
+        (to_ann,) = [m for m in fed.received(ANN) if m.message["X-Mailbot-Event"] == "move"]
+        assert to_petrov.envelope_from.startswith("bot+b-")
+        assert to_petrov.envelope_from != to_ann.envelope_from
+        ann_before, td_before = len(fed.received(ANN)), len(fed.received(TD))
+
+        # hours later both move lines come back: one poll tells the movers and the TD
+        fed.bounce(to_petrov, PETROV, at(2, 14))
+        fed.bounce(to_ann, ANN, at(2, 15))
+        # and a forgery about Ann's confirmation: its row, the wrong check value
+        (accepted,) = [
+            m for m in fed.received(ANN) if m.message["X-Mailbot-Event"] == "move-accepted"
+        ]
+        tag = bounces.tag_in([accepted.envelope_from])
+        assert tag is not None
+        wrong = bounces.return_path(BOT, tag.row, "z" * 16 if tag.check != "z" * 16 else "y" * 16)
+        fed.bounce(dataclasses.replace(accepted, envelope_from=wrong), ANN, at(2, 16))
+        report = fed.poll(at(2, 17))
+        assert fed.pending_in_inbox() == 0, report
+
+        notices = [
+            m for m in fed.received(ANN)[ann_before:] if m.message["X-Mailbot-Event"] == "bounce"
+        ]
+        (to_mover_en,) = notices
+        body = text_of(to_mover_en)
+        for seen in ("Your move did not arrive", "1. e2-e4", "BX-2/1", PETROV, REASON, "art. 56"):
+            assert seen in f"{to_mover_en.message['Subject']}\n{body}", seen
+        (to_mover_ru,) = [
+            m for m in fed.received(PETROV) if m.message["X-Mailbot-Event"] == "bounce"
+        ]
+        body = text_of(to_mover_ru)
+        for seen in ("Ваш ход не дошёл", "1. e2-e4", "BX-2/2", ANN, REASON, "ст. 56"):
+            assert seen in f"{to_mover_ru.message['Subject']}\n{body}", seen
+        director = [
+            m for m in fed.received(TD)[td_before:] if m.message["X-Mailbot-Event"] == "bounce"
+        ]
+        assert len(director) == 2
+        for mail, game, failed in ((director[0], "BX-2/1", PETROV), (director[1], "BX-2/2", ANN)):
+            body = text_of(mail)
+            for seen in ("Ход не е пристигнал", game, failed, REASON, "чл. 56", "1. e2-e4"):
+                assert seen in f"{mail.message['Subject']}\n{body}", seen
+        with fed.sessions() as session:
+            rows = session.scalars(select(Outbox).where(Outbox.status == "bounced")).all()
+            assert sorted(r.to_addrs[0] for r in rows) == [ANN, PETROV]
+            forged_row = session.get(Outbox, tag.row)
+            assert forged_row is not None and forged_row.status == "sent"
+            reasons = session.scalars(select(InboundMessage.reason)).all()
+            assert any("wrong check value" in (r or "") for r in reasons)
+    finally:
+        fed.close()
+
+
+def test_the_status_mail_and_the_game_page_show_that_the_move_mail_bounced(
+    bench: Bench, tmp_path: Path
+) -> None:
+    from mailbot.site import game_page, write_site
+
+    relay = Relay()
+    row = played(bench, relay)
+    bench.send(ANN, "status", at(2, 12))
+    (before,) = bench.outbox(to=ANN, event="status")
+    assert "undelivered" not in before.text_body
+    bench.receive(dsn(to=relay.envelope_of(row), recipient=BOB, returned=row), at(3))
+
+    bench.send(ANN, "status", at(3, 12))
+    after = bench.outbox(to=ANN, event="status")[-1]
+    assert "The mail with 1. e2-e4 to Bob Bold came back undelivered on 3.3.2026" in after.text_body
+    with bench.sessions() as session:
+        write_site(session, "BX-1", tmp_path, at(4))
+    page = (tmp_path / game_page(1)).read_text(encoding="utf-8")
+    assert "the mail with this move came back undelivered on 3.3.2026" in page
+    assert BOB not in page  # the public page names no address
+    assert "undelivered" not in (tmp_path / game_page(2)).read_text(encoding="utf-8")

@@ -192,6 +192,9 @@ def _bounced_rows(bench: Bench, g2: int, g3: int) -> list[int]:
         for r in rows:
             assert r is not None
             r.status, r.sent_at = "sent", at(2)
+        # Ann's move line to Bob bounced: the status mails say so
+        assert rows[0] is not None
+        rows[0].status, rows[0].bounced_at = "bounced", at(3)
         return [r.id for r in rows if r is not None]
 
 
