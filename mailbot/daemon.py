@@ -9,6 +9,13 @@ never exits on its own: when the IMAP server, the database or the SMTP server
 goes away it logs one line, waits with back-off and goes on. SIGTERM stops it
 within seconds, even in the middle of a backlog or while SMTP hangs: the
 message in hand is finished or rolled back, the rest waits for the next start.
+
+An OAuth2 refresh token the provider refused (revoked, expired) is such an
+outage too: one line says what, for which account, and the command that fixes
+it; the tournament directors are told once by mail while SMTP works; the
+daemon tries again with back-off, and at once when the token file changes, so
+a token that ``mailbot oauth authorize`` writes in another process is taken
+without a restart.
 """
 
 from __future__ import annotations
@@ -36,11 +43,13 @@ from mailbot.config import Config
 from mailbot.courier import Courier, deliver, shareable
 from mailbot.desk import Desk, Outcome, Policy
 from mailbot.health import POLL, SWEEP, beat
-from mailbot.inbox import Fetched, Mailbox, MailboxError
+from mailbot.inbox import Fetched, Mailbox, MailboxError, OAuthRefused
+from mailbot.notices import Renderer
+from mailbot.oauth import TokenRevoked
 from mailbot.outage import StoreUnavailable, diagnose
-from mailbot.outbox import Delivery
+from mailbot.outbox import Delivery, queue
 from mailbot.postman import Postman
-from mailbot.store import Game, Move, Outbox, Tournament
+from mailbot.store import Game, Move, Notice, Outbox, Tournament
 
 log = logging.getLogger(__name__)
 
@@ -288,6 +297,62 @@ def _deliver_quietly(
         log.warning("outbox: %s", exc)
 
 
+#: The ledger kind (``notices``) of the directors' notice about a refused token.
+OAUTH_REFUSED = "oauth-refused"
+
+
+def tell_token_refused(
+    session: Session,
+    sender: str,
+    problem: TokenRevoked,
+    now: datetime.datetime,
+    *,
+    renderer: Renderer | None = None,
+) -> list[Outbox]:
+    """Queue, once for each refusal (``problem.key``), a notice to the director of every
+    running tournament that the IMAP login's refresh token is refused: the account and
+    the command that fixes it, in the tournament's language (in the caller's
+    transaction; the ``notices`` ledger keeps it once). Returns the rows queued."""
+    renderer = renderer or Renderer()
+    today = now.date()
+    queued: list[Outbox] = []
+    told: set[str] = set()
+    for t in session.scalars(select(Tournament).order_by(Tournament.id)):
+        if (t.extended_to or t.end) < today:
+            continue
+        key = f"{t.id}:{problem.key}"
+        seen = session.scalars(
+            select(Notice.id).where(Notice.kind == OAUTH_REFUSED, Notice.key == key)
+        ).first()
+        if seen is not None:
+            continue
+        session.add(Notice(tournament_id=t.id, kind=OAUTH_REFUSED, key=key, created_at=now))
+        if t.director_email in told:
+            continue
+        told.add(t.director_email)
+        context = {
+            "recipient": t.director_name,
+            "username": problem.username,
+            "since": now.astimezone(ZoneInfo(t.timezone)).strftime("%Y-%m-%d %H:%M"),
+            "command": problem.fix.removeprefix("run: "),
+        }
+        rendered = renderer.render(f"notice/{OAUTH_REFUSED}", t.language, context)
+        queued.append(
+            queue(
+                session,
+                sender=sender,
+                to=[t.director_email],
+                subject=f"[{t.index}] {rendered.what}",
+                text=rendered.text,
+                html=rendered.html,
+                event="error",
+                now=now,
+                headers={"Auto-Submitted": "auto-generated", "X-Mailbot-Event": "error"},
+            )
+        )
+    return queued
+
+
 class _Stop(BaseException):
     """Raised by the SIGTERM handler to leave a blocking wait or network call.
 
@@ -367,6 +432,28 @@ class Daemon:
         if self._outage is not None:
             log.info("working again after: %s", self._outage)
             self._outage = None
+
+    def _token_refused(self, problem: TokenRevoked) -> None:
+        """Tell the directors once, if SMTP works (its own token may be refused too)."""
+        if not self.postman.available():
+            return
+        with self.sessions() as session, session.begin():
+            queued = tell_token_refused(session, self.config.smtp.sender, problem, wall_clock())
+        if queued:
+            log.info("the directors are told that the IMAP login is refused (%d)", len(queued))
+
+    def _sleep(self, seconds: float, watched: Path | None) -> None:
+        """Wait ``seconds``; with a token file ``watched``, end as soon as it changes."""
+        if watched is None:
+            time.sleep(seconds)
+            return
+        before = _stamp(watched)
+        deadline = time.monotonic() + seconds
+        while not self.stopping.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0 or _stamp(watched) != before:
+                return
+            time.sleep(min(0.5, left))
 
     # -- the work ----------------------------------------------------------------
 
@@ -486,6 +573,7 @@ class Daemon:
         delay = 1.0
         imap = self.config.imap
         while not self.stopping.is_set():
+            watched: Path | None = None
             try:
                 with Mailbox(imap) as mailbox:
                     log.info("connected to IMAP %s:%s", imap.host, imap.port)
@@ -498,9 +586,13 @@ class Daemon:
                 continue
             except MailboxError as exc:
                 problem = str(exc)
+                if isinstance(exc, OAuthRefused) and imap.oauth2 is not None:
+                    watched = Path(imap.oauth2.token_file)
                 if not self.stopping.is_set():
                     # deadlines and mail already written do not wait for the mailbox
                     try:
+                        if isinstance(exc, OAuthRefused) and isinstance(exc.problem, TokenRevoked):
+                            self._token_refused(exc.problem)
                         self._maybe_sweep()
                         self._deliver()
                     except StoreUnavailable as store:
@@ -513,7 +605,16 @@ class Daemon:
             if self.stopping.is_set():
                 break
             self._down(problem, delay)
-            time.sleep(delay)
+            self._sleep(delay, watched)
             delay = min(delay * 2, MAX_BACKOFF)
         log.info("stopped")
         return 0
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """What changes when a file is written anew (inode, size, mtime), or None."""
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return (status.st_ino, status.st_size, status.st_mtime_ns)

@@ -4,7 +4,9 @@ Every check reads the database, so it works from any process while the daemon
 runs: the store itself (reachable, writes, at the code's migration), when the
 last poll and the last sweep succeeded (:class:`~mailbot.store.Heartbeat`,
 written by the daemon, ``poll`` and ``sweep``), the oldest mail waiting in the
-outbox, mail given up, and messages in quarantine. The exit status is the
+outbox, mail given up or bounced, and messages in quarantine; and, for an
+account that logs in with OAuth2, its token file (readable, holding a refresh
+token, not refused at the last refresh). The exit status is the
 worst level found, as monitoring plugins report it: 0 all OK, 1 a warning, 2 a
 critical finding (3, bad usage or configuration, comes from the command line).
 
@@ -17,12 +19,15 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot.config import HealthConfig
+from mailbot.config import Config, HealthConfig, OAuth2Config
+from mailbot.oauth import authorize_command, token_state
 from mailbot.outage import StoreUnavailable, fault_of, probe, where_of
 from mailbot.store import Heartbeat, InboundMessage, Outbox, migrations_head, schema_revision
 
@@ -95,22 +100,70 @@ def _by_age(name: str, what: str, age: float | None, limit: float) -> Check:
 
 
 def checks(
-    sessions: sessionmaker[Session], limits: HealthConfig, now: datetime.datetime
+    sessions: sessionmaker[Session],
+    limits: HealthConfig,
+    now: datetime.datetime,
+    *,
+    tokens: Sequence[tuple[str, OAuth2Config]] = (),
 ) -> list[Check]:
-    """Every check, in order; only the store's when the store cannot be used."""
+    """Every check, in order; only the store's (and the tokens') when the store cannot be
+    used. ``tokens``: the accounts that log in with OAuth2 (:func:`oauth_accounts`)."""
     fault = probe(sessions)
     if fault is not None:
-        return [Check(Level.CRITICAL, "database", fault.line())]
+        return [Check(Level.CRITICAL, "database", fault.line()), *_tokens(tokens)]
     found = [Check(Level.OK, "database", "reachable and writes")]
     bind = sessions.kw["bind"]
     at, want = schema_revision(bind), migrations_head()
     if at != want:
         said = f"at revision {at or 'none'}, the code wants {want}: run mailbot init"
-        return [*found, Check(Level.CRITICAL, "migration", said)]
+        return [*found, Check(Level.CRITICAL, "migration", said), *_tokens(tokens)]
     found.append(Check(Level.OK, "migration", f"at revision {at}"))
     with sessions() as session:
         found += _work(session, limits, now)
-    return found
+    return found + _tokens(tokens)
+
+
+def oauth_accounts(config: Config) -> list[tuple[str, OAuth2Config]]:
+    """The accounts (``imap``, ``smtp``) that log in with OAuth2, with their settings."""
+    return [
+        (name, account.oauth2)
+        for name, account in (("imap", config.imap), ("smtp", config.smtp))
+        if account.oauth2 is not None
+    ]
+
+
+def _tokens(accounts: Sequence[tuple[str, OAuth2Config]]) -> list[Check]:
+    """One ``oauth2`` line for the OAuth2 accounts (none without one): the worst finding.
+
+    The token file is read by the real clock (token lifetimes do not follow ``--now``).
+
+    >>> from mailbot.config import Provider
+    >>> settings = OAuth2Config(Provider.GOOGLE, "id", "/nonexistent/t.json", config_file="c")
+    >>> print(_tokens([("smtp", settings)])[0].line())
+    CRITICAL oauth2: smtp: no token file /nonexistent/t.json; run: mailbot -c c oauth authorize smtp
+    """
+    if not accounts:
+        return []
+    level, said = Level.OK, []
+    for name, settings in accounts:
+        state = token_state(Path(settings.token_file))
+        fix = "run: " + authorize_command(settings, name)
+        if not state.readable:
+            level = Level.CRITICAL
+            said.append(f"{name}: {state.problem}; {fix}")
+        elif not state.has_refresh_token:
+            level = Level.CRITICAL
+            said.append(f"{name}: {settings.token_file} holds no refresh token; {fix}")
+        elif state.refused is not None:
+            level = Level.CRITICAL
+            if state.refused in ("invalid_client", "unauthorized_client", "invalid_scope"):
+                fix = f"check {name}.oauth2.client_id and client_secret"
+            said.append(f"{name}: the provider refused the last refresh ({state.refused}); {fix}")
+        else:
+            left = (state.expires_at or 0) - time.time()
+            token = f"access token for {_age(left)}" if left > 0 else "refreshed at the next login"
+            said.append(f"{name}: refresh token present, {token}")
+    return [Check(level, "oauth2", "; ".join(said))]
 
 
 def _work(session: Session, limits: HealthConfig, now: datetime.datetime) -> list[Check]:
@@ -136,6 +189,10 @@ def _work(session: Session, limits: HealthConfig, now: datetime.datetime) -> lis
         found.append(check)
     failed = session.scalar(select(func.count()).where(Outbox.status == "failed")) or 0
     found.append(_count("failed mail", failed, "mail given up", "see mailbot outbox --failed"))
+    bounced = session.scalar(select(func.count()).where(Outbox.status == "bounced")) or 0
+    found.append(
+        _count("bounced", bounced, "mail bounced after it was sent", "see mailbot outbox --bounced")
+    )
     held = session.scalar(
         select(func.count()).where(InboundMessage.status == "quarantined")
     )  # fmt: skip

@@ -428,8 +428,8 @@ class TokenSource:
             and refused.get("sha256") == fingerprint(token)
             and refused.get("error") in _REVOKED
         ):
-            what = f"the provider refused the refresh token ({refused.get('error')})"
-            raise self._revoked(what, token)
+            said = refused.get("said") or refused.get("error")
+            raise self._revoked(f"the provider refused the refresh token ({said})", token)
         try:
             granted = self._grant(token)
         except OAuthError as exc:
@@ -439,8 +439,8 @@ class TokenSource:
             other = again.get("refresh_token")
             if isinstance(other, str) and other and other != token:
                 return self._refresh(again)
-            self._mark(data, token, error)
             said = f"{error}: {exc.description}" if exc.description else error
+            self._mark(data, token, error, said)
             if error in _CLIENT:
                 raise ClientRefused(
                     self.account, self.username, f"the provider refused the client ({said})",
@@ -481,10 +481,10 @@ class TokenSource:
             )
         return granted
 
-    def _mark(self, data: dict[str, Any], token: str, error: str) -> None:
+    def _mark(self, data: dict[str, Any], token: str, error: str, said: str) -> None:
         """Note in the file that the provider refused ``token`` (health reads it)."""
-        mark = {"sha256": fingerprint(token), "error": error, "account": self.account,
-                "at": int(self._clock())}  # fmt: skip
+        mark = {"sha256": fingerprint(token), "error": error, "said": said[:300],
+                "account": self.account, "at": int(self._clock())}  # fmt: skip
         try:
             write_tokens(self.path, {**data, "refused": mark})
         except OSError as exc:
@@ -615,7 +615,9 @@ def authorize_with_device(
     with _session(settings, ends) as session:
         body = {"client_id": settings.client_id, "scope": " ".join(ends.scopes)}
         try:
-            answer = session.post(ends.device_url, data=body, timeout=timeout,
+            # the client authenticates as at the token endpoint (RFC 8628 3.1)
+            auth = session.client_auth(session.token_endpoint_auth_method)
+            answer = session.post(ends.device_url, data=body, timeout=timeout, auth=auth,
                                   withhold_token=True)  # fmt: skip
             grant = answer.json()
         except (requests.RequestException, ValueError) as exc:
@@ -623,8 +625,9 @@ def authorize_with_device(
                 f"the device endpoint {ends.device_url} cannot be used ({type(exc).__name__})"
             ) from None
         if not isinstance(grant, dict) or "device_code" not in grant:
-            error = grant.get("error") if isinstance(grant, dict) else None
-            raise AuthorizeError(f"the device endpoint refused ({error or answer.status_code})")
+            said = grant if isinstance(grant, dict) else {}
+            error = str(said.get("error") or f"HTTP {answer.status_code}")
+            raise _refusal("the device endpoint", error, said.get("error_description"))
         uri = grant.get("verification_uri_complete") or grant.get("verification_uri")
         say(f"Open {uri} in any browser and enter the code {grant.get('user_code')}")
         interval = float(grant.get("interval") or 5)
@@ -658,13 +661,7 @@ def _fetch(session: OAuth2Session, url: str, **kwargs: Any) -> Mapping[str, Any]
         error = str(exc.error or "refused")
         if error in ("authorization_pending", "slow_down"):
             raise _Pending(error) from None
-        said = f"{error}: {exc.description}" if exc.description else error
-        if error in _CLIENT:
-            raise AuthorizeError(
-                f"the provider refused the client ({said}); check oauth2.client_id and "
-                "client_secret"
-            ) from None
-        raise AuthorizeError(f"the provider refused the token request ({said})") from None
+        raise _refusal("the token request", error, exc.description) from None
     except (requests.RequestException, ValueError) as exc:
         raise AuthorizeError(
             f"the token endpoint {url} cannot be used ({type(exc).__name__})"
@@ -675,6 +672,20 @@ def _fetch(session: OAuth2Session, url: str, **kwargs: Any) -> Mapping[str, Any]
             "for Google access_type=offline is needed)"
         )
     return token
+
+
+def _refusal(what: str, error: str, description: object) -> AuthorizeError:
+    """The provider's refusal in one line, with what to check.
+
+    >>> print(_refusal("the token request", "invalid_grant", "code used"))
+    the provider refused the token request (invalid_grant: code used)
+    """
+    said = f"{error}: {description}" if description else error
+    if error in _CLIENT:
+        return AuthorizeError(
+            f"the provider refused the client ({said}); check oauth2.client_id and client_secret"
+        )
+    return AuthorizeError(f"the provider refused {what} ({said})")
 
 
 def authorize(

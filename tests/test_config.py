@@ -233,3 +233,102 @@ def test_load_from_file(tmp_path: Path) -> None:
     assert load_config(path, ENV).imap.port == 993
     with pytest.raises(ConfigError, match="file not found"):
         load_config(tmp_path / "missing.yaml", ENV)
+
+
+def with_oauth2(account: str, **oauth2: Any) -> dict[str, Any]:
+    """GOOD with ``account`` logging in by OAuth2 (no password)."""
+    data = copy.deepcopy(GOOD)
+    del data[account]["password"]
+    data[account]["auth"] = "oauth2"
+    data[account]["oauth2"] = {"client_id": "id.apps", "token_file": "/var/lib/mailbot/t.json",
+                               **oauth2}  # fmt: skip
+    return data
+
+
+def test_oauth2_accounts_take_the_presets_keys() -> None:
+    from mailbot.config import Auth, Mechanism, Provider
+
+    env = {**ENV, "MAILBOT_OAUTH_SECRET": "oauth-s3cret"}
+    data = with_oauth2("imap", provider="google", client_secret="${MAILBOT_OAUTH_SECRET}")
+    data["smtp"] = with_oauth2("smtp", provider="microsoft", tenant="contoso.onmicrosoft.com")[
+        "smtp"
+    ]
+    config = config_from_mapping(data, env)
+    assert config.imap.auth is Auth.OAUTH2 and config.imap.password == ""
+    assert config.imap.oauth2 is not None and config.imap.oauth2.provider is Provider.GOOGLE
+    assert config.imap.oauth2.client_secret == "oauth-s3cret"
+    assert "oauth-s3cret" not in repr(config)
+    assert config.smtp.password is None and config.smtp.oauth2 is not None
+    assert config.smtp.oauth2.tenant == "contoso.onmicrosoft.com"
+    assert config.smtp.oauth2.client_secret is None  # a public client
+    generic = config_from_mapping(
+        with_oauth2("imap", provider="generic", token_url="https://idp.example/token",
+                    device_url="https://idp.example/device", scopes="mail offline",
+                    mechanism="oauthbearer"), ENV,
+    )  # fmt: skip
+    assert generic.imap.oauth2 is not None
+    assert generic.imap.oauth2.scopes == ("mail", "offline")
+    assert generic.imap.oauth2.mechanism is Mechanism.OAUTHBEARER
+    assert config_from_mapping(GOOD, ENV).imap.auth is Auth.PASSWORD
+
+
+def test_the_config_file_names_itself_in_the_fix_for_a_refused_token(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(with_oauth2("imap", provider="google")))
+    config = load_config(path, ENV)
+    assert config.imap.oauth2 is not None and config.imap.oauth2.config_file == str(path)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (with_oauth2("imap", provider="google", password="x"),
+         "imap.oauth2.password: unknown key"),
+        ({**with_oauth2("imap", provider="google"),
+          "imap": {**with_oauth2("imap", provider="google")["imap"], "password": "x"}},
+         "imap.password: must be left out when auth is oauth2"),
+        (changed("imap.oauth2", {"provider": "google"}),
+         "imap.oauth2: is only read when imap.auth is oauth2"),
+        (with_oauth2("imap"), "imap.oauth2.provider: is required"),
+        (with_oauth2("imap", provider="yahoo"),
+         "imap.oauth2.provider: must be one of google, microsoft, generic"),
+        (with_oauth2("smtp", provider="google", tenant="x"),
+         "smtp.oauth2.tenant: is only read with provider microsoft"),
+        (with_oauth2("smtp", provider="microsoft", token_url="https://x/t"),
+         "smtp.oauth2.token_url: is only read with provider generic"),
+        (with_oauth2("imap", provider="generic"), "imap.oauth2.token_url: is required"),
+        (with_oauth2("imap", provider="generic", token_url="http://idp.example/t"),
+         "imap.oauth2.token_url: must be an https:// URL"),
+        (with_oauth2("imap", provider="generic", token_url="https://i/t", mechanism="plain"),
+         "imap.oauth2.mechanism: must be one of xoauth2, oauthbearer"),
+        (with_oauth2("imap", provider="generic", token_url="https://i/t", scopes=[1]),
+         "imap.oauth2.scopes: must be a list of words"),
+        (changed("imap.auth", "kerberos"), "imap.auth: must be one of password, oauth2"),
+        ({**with_oauth2("smtp", provider="google"),
+          "smtp": {**with_oauth2("smtp", provider="google")["smtp"], "username": None}},
+         "smtp.username: is required when smtp.auth is oauth2"),
+        (with_oauth2("imap", provider="google", token_file=None),
+         "imap.oauth2.token_file: must not be empty"),
+    ],
+)  # fmt: skip
+def test_oauth2_mistakes_name_their_key(data: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        config_from_mapping(data, ENV)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize("provider", ["Google Workspace", "Microsoft 365"])
+def test_the_example_files_oauth2_blocks_are_valid(provider: str) -> None:
+    """The commented blocks of config.example.yaml, uncommented, are a valid config."""
+    text = EXAMPLE.read_text(encoding="utf-8")
+    start = text.index(f"# {provider}")
+    lines = text[start:].splitlines()[1:]
+    block = []
+    for line in lines:
+        if not line.startswith("# ") or line.startswith(("# Microsoft", "# Another")):
+            break
+        block.append(line[2:])
+    data = yaml.safe_load("\n".join(block))
+    config = config_from_mapping({**GOOD, **data}, {"MAILBOT_OAUTH_SECRET": "s"})
+    assert config.imap.oauth2 is not None and config.smtp.oauth2 is not None
+    assert config.imap.oauth2.token_file == config.smtp.oauth2.token_file

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import datetime
 import io
+import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 from deskbench import Bench
 from faults import unavailable
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from mailbot.cli import main
 from mailbot.health import POLL, SWEEP, beat
+from mailbot.oauth import fingerprint
 from mailbot.store import InboundMessage, Outbox, upgrade
 
 
@@ -65,7 +68,7 @@ def test_a_working_bot_is_ok_and_each_finding_raises_the_status(
     status, found = health(config)
     assert status == 0, found
     assert set(found) == {"database", "migration", "poll", "sweep", "outbox", "failed",
-                          "quarantine"}  # fmt: skip
+                          "bounced", "quarantine"}  # fmt: skip
     assert all(line.startswith("OK ") for line in found.values()), found
 
     # the start mails and a move's answers wait, queued minutes ago: still fine
@@ -102,6 +105,67 @@ def test_a_working_bot_is_ok_and_each_finding_raises_the_status(
     assert found["quarantine"] == (
         "WARNING quarantine: 1 messages set aside; see mailbot quarantine"
     )
+
+    # a server accepted a message and a delivery report said later it did not arrive
+    assert found["bounced"] == "OK bounced: no mail bounced after it was sent"
+    with bench.sessions.begin() as session:
+        first = session.scalars(select(Outbox.id).order_by(Outbox.id)).first()
+        session.execute(update(Outbox).where(Outbox.id == first).values(status="bounced"))
+    status, found = health(config)
+    assert status == 1, found
+    assert found["bounced"] == (
+        "WARNING bounced: 1 mail bounced after it was sent; see mailbot outbox --bounced"
+    )
+
+
+def test_the_oauth2_token_files_are_checked(bench: Bench, db_url: str, tmp_path: Path) -> None:
+    """Read as any process reads them while the daemon runs: no token file, a refresh
+    token, one the provider refused (marked by the bot's token source)."""
+    token_file = tmp_path / "token.json"
+    oauth2 = {"provider": "generic", "client_id": "bot", "token_url": "https://idp.example/t",
+              "token_file": str(token_file)}  # fmt: skip
+    imap = {"host": "127.0.0.1", "port": 993, "security": "ssl", "username": "bot",
+            "auth": "oauth2", "oauth2": oauth2, "folder": "INBOX",
+            "done_folder": "Processed"}  # fmt: skip
+    config = write_config(tmp_path, db_url, imap=imap)
+    beat(bench.sessions, POLL)
+    beat(bench.sessions, SWEEP)
+    fix = f"run: mailbot -c {config} oauth authorize imap"
+
+    status, found = health(config)
+    assert status == 2
+    assert found["oauth2"] == f"CRITICAL oauth2: imap: no token file {token_file}; {fix}"
+
+    token_file.write_text(json.dumps({"refresh_token": "rt-1"}))
+    status, found = health(config)
+    assert status == 0, found
+    assert found["oauth2"] == "OK oauth2: imap: refresh token present, refreshed at the next login"
+
+    expires = int(time.time()) + 3600
+    token_file.write_text(json.dumps({"refresh_token": "rt-1", "access_token": "at-1",
+                                      "expires_at": expires}))  # fmt: skip
+    assert health(config)[1]["oauth2"].startswith(
+        "OK oauth2: imap: refresh token present, access token for 59 min"
+    )
+
+    marked = {"sha256": fingerprint("rt-1"), "error": "invalid_grant", "at": expires}
+    token_file.write_text(json.dumps({"refresh_token": "rt-1", "refused": marked}))
+    status, found = health(config)
+    assert status == 2
+    assert found["oauth2"] == (
+        f"CRITICAL oauth2: imap: the provider refused the last refresh (invalid_grant); {fix}"
+    )
+
+    # a new token (mailbot oauth authorize) is not the refused one
+    token_file.write_text(json.dumps({"refresh_token": "rt-2", "refused": marked}))
+    assert health(config)[0] == 0
+
+    token_file.write_text("{}")
+    status, found = health(config)
+    assert status == 2 and "no token file" in found["oauth2"]
+    token_file.write_text(json.dumps({"access_token": "at-1"}))
+    status, found = health(config)
+    assert found["oauth2"] == f"CRITICAL oauth2: imap: {token_file} holds no refresh token; {fix}"
 
 
 def test_the_last_poll_and_sweep_come_from_the_database_whoever_ran_them(
