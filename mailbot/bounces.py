@@ -59,8 +59,10 @@ CHECK_LENGTH = 16
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 _TAG = "+b-"
 _RE_TAGGED = re.compile(
-    rf"^(?P<local>[^@]+)\+b-(?P<row>[1-9][0-9]{{0,17}})-(?P<check>[a-z2-7]{{{CHECK_LENGTH}}})@[^@]+$"
+    rf"^(?P<local>[^@]+)\+b-(?P<row>[1-9][0-9]{{0,9}})-(?P<check>[a-z2-7]{{{CHECK_LENGTH}}})@[^@]+$"
 )
+#: The highest row id (the store's ids are 32-bit integers): a tag past it names no row.
+_MAX_ROW = 2**31 - 1
 #: The longest local part SMTP carries (RFC 5321 4.5.3.1.1).
 _MAX_LOCAL = 64
 #: The header fields that say to which address a report was delivered.
@@ -144,10 +146,12 @@ def tag_in(addresses: Iterable[str]) -> Tag | None:
     Tag(row=7, check='qqqqqqqqqqqqqqqq')
     >>> tag_in(["bot+b-7-short@federation.example", "player+secret1@example.org"]) is None
     True
+    >>> tag_in(["bot+b-99999999999-" + "q" * 16 + "@federation.example"]) is None
+    True
     """
     for address in addresses:
         found = _RE_TAGGED.match(address.strip().lower())
-        if found is not None:
+        if found is not None and int(found["row"]) <= _MAX_ROW:
             return Tag(int(found["row"]), found["check"])
     return None
 

@@ -471,11 +471,12 @@ class Undeliverable(Event):
 class Bounced(Event):
     """A delivery report says a message the bot sent never arrived (a permanent failure).
 
-    ``address`` failed, with the server's ``reason``; ``marked``, the players whose
-    address has now bounced :data:`mailbot.store.BOUNCES_MARKED` times (the TD is
-    asked to correct it). Who hears of it depends on what the message was: the
-    move line's mover, the TD and the opponent's other addresses; the TD alone
-    for a start mail or any other message.
+    ``address`` failed (several are joined by ``", "``), with the server's
+    ``reason``; ``marked``, the players whose address has now bounced
+    :data:`mailbot.store.BOUNCES_MARKED` times (the TD is asked to correct it).
+    Who hears of it depends on what the message was: the move line's mover, the
+    TD and the opponent's other addresses; the TD alone for a start mail or any
+    other message.
     """
 
     outbox: int

@@ -1347,11 +1347,12 @@ class Notifier:
     def _bounced(self, e: ev.Bounced) -> None:
         """A message never arrived: the mover of a move line, the TD, and the
         opponent at any other address hear of it; of any other message, the TD.
-        Nobody is told at an address the message was for (it fails), and the
-        clocks are the TD's to decide (art. 56)."""
+        Nobody is told at an address that failed, and the clocks are the TD's to
+        decide (art. 56)."""
         row = self.session.get(Outbox, e.outbox)
         assert row is not None
-        failed = {*row.to_addrs, *row.cc_addrs}
+        # a copy that did arrive (the TD's of a repeat) does not keep its reader untold
+        failed = {a for a in e.address.split(", ") if a}
         sent = row.sent_at or row.created_at
         marked = [self._player(p) for p in e.marked]
         context: dict[str, Any] = {

@@ -176,13 +176,14 @@ def test_a_broken_report_is_ignored_and_stops_nothing(bench: Bench) -> None:
     path = relay.envelope_of(row).encode()
     head = b"From: MAILER-DAEMON@mx.example.org\r\nTo: " + path + b"\r\nMessage-ID: <%d@x>\r\n"
     report = b"Content-Type: multipart/report; report-type=delivery-status; boundary=x\r\n\r\n"
-    huge = bounces.return_path(BOT, 999_999_999_999_999_999, "a" * 16)
+    huge = bounces.return_path(BOT, 2**31, "a" * 16)  # past the store's ids
     broken = [
         head % 1 + report + b"--x\r\nContent-Type: message/delivery-status\r\n\r\n"
         b"Final-Recipient: rfc822; \xff\xfe@\x00\r\nAction: failed\r\nStatus: 5.1.1\r\n",
         head % 2 + report + b"--x\r\nContent-Type: message/delivery-status\r\n\r\n\x00\xff" * 50,
         head % 3 + report + b"--x\r\nContent-Type: multipart/report; boundary=x\r\n\r\n" * 500,
-        dsn(to=huge, recipient=BOB, returned=row),
+        dsn(to=huge, recipient=BOB),
+        dsn(to=bounces.return_path(BOT, 2**31 - 1, "a" * 16), recipient=BOB),
         dsn(to=path.decode(), recipient="not an address", returned=row),
     ]
     for raw in broken:
@@ -429,3 +430,18 @@ def test_the_status_mail_and_the_game_page_show_that_the_move_mail_bounced(
     assert "the mail with this move came back undelivered on 3.3.2026" in page
     assert BOB not in page  # the public page names no address
     assert "undelivered" not in (tmp_path / game_page(2)).read_text(encoding="utf-8")
+
+
+def test_a_14_day_repeat_that_bounces_is_told_as_the_move_line_is(bench: Bench) -> None:
+    """The repeat carries the same move to the player to move (art. 26): its bounce tells
+    the mover, the TD and the opponent's other address."""
+    from mailbot.sweep import sweep
+
+    relay = Relay()
+    played(bench, relay)
+    sweep(bench.sessions, f"Federation CC <{BOT}>", at(17))
+    (repeat,) = bench.outbox(to=BOB, event="repeat")
+    deliver(bench, relay, at(17, 10))
+    bench.receive(dsn(to=relay.envelope_of(repeat), recipient=BOB, returned=repeat), at(17, 12))
+    told = {a for r in bounce_notices(bench) for a in r.to_addrs}
+    assert told == {ANN, TD, BOB_HOME}
