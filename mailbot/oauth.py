@@ -44,18 +44,17 @@ import time
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
-
-import requests
-
-# Authlib ships no type information (pyproject's mypy overrides do not list it)
-from authlib.common.security import generate_token  # type: ignore[import-untyped,unused-ignore]
-from authlib.integrations.requests_client import (  # type: ignore[import-untyped,unused-ignore]
-    OAuth2Session,
-    OAuthError,
-)
+from typing import TYPE_CHECKING, Any
 
 from mailbot.config import Mechanism, OAuth2Config, Provider
+
+if TYPE_CHECKING:
+    from authlib.integrations.requests_client import (  # type: ignore[import-untyped,unused-ignore]
+        OAuth2Session,
+    )
+
+# Authlib and requests are imported where they are used: a bot that logs in with
+# passwords (and every courier process) does not load them.
 
 log = logging.getLogger(__name__)
 
@@ -319,6 +318,10 @@ def token_state(path: Path) -> TokenState:
 def _session(settings: OAuth2Config, ends: Endpoints, **kwargs: Any) -> OAuth2Session:
     """An Authlib session for the token endpoint: HTTP Basic client authentication with
     a secret (RFC 6749 2.3.1), the client id in the body without one (a public client)."""
+    from authlib.integrations.requests_client import (  # type: ignore[import-untyped,unused-ignore]
+        OAuth2Session,
+    )
+
     return OAuth2Session(
         client_id=settings.client_id,
         client_secret=settings.client_secret,
@@ -418,6 +421,11 @@ class TokenSource:
 
     def _refresh(self, data: dict[str, Any]) -> str:
         """The refresh-token grant, under the lock; a refused token is marked in the file."""
+        import requests
+        from authlib.integrations.requests_client import (  # type: ignore[import-untyped,unused-ignore]
+            OAuthError,
+        )
+
         token = data.get("refresh_token")
         if not isinstance(token, str) or not token:
             what = f"the token file {self.path} holds no refresh token"
@@ -569,7 +577,7 @@ def authorize_with_code(
     redirect = f"http://127.0.0.1:{listener.server_address[1]}/"
     thread = threading.Thread(target=listener.serve_forever, daemon=True)
     thread.start()
-    verifier = generate_token(64)
+    verifier = secrets.token_urlsafe(48)  # 64 characters (RFC 7636 4.1: 43 to 128)
     state = secrets.token_urlsafe(24)
     try:
         with _session(
@@ -609,6 +617,8 @@ def authorize_with_device(
 ) -> Mapping[str, Any]:
     """The device authorization grant (RFC 8628): prints the verification URI and the
     user code, then polls the token endpoint at the interval the provider gives."""
+    import requests
+
     ends = endpoints(settings)
     if ends.device_url is None:
         raise AuthorizeError("the provider has no device_url: set oauth2.device_url")
@@ -655,6 +665,11 @@ class _Pending(Exception):
 def _fetch(session: OAuth2Session, url: str, **kwargs: Any) -> Mapping[str, Any]:
     """``fetch_token``; the provider's refusals as :class:`AuthorizeError` (one line),
     ``authorization_pending`` and ``slow_down`` as :class:`_Pending`."""
+    import requests
+    from authlib.integrations.requests_client import (  # type: ignore[import-untyped,unused-ignore]
+        OAuthError,
+    )
+
     try:
         token: Mapping[str, Any] = session.fetch_token(url, **kwargs)
     except OAuthError as exc:

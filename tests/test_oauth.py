@@ -274,7 +274,7 @@ def test_a_first_login_reads_the_move_by_imap_and_answers_by_smtp(bot_of: Make) 
     smtp: OAuthSmtpSink = bot.fed.smtp  # type: ignore[assignment]
     assert ("OAUTHBEARER", bot.account.username, True) in smtp.logins
     # one refresh served both logins (they share the token file); it is private
-    assert bot.provider.count("token", "refresh_token") == 1
+    assert bot.provider.count("token", "refresh_token", client=bot.client.client_id) == 1
     assert bot.token_file.stat().st_mode & 0o777 == 0o600
     stored = bot.tokens()
     assert stored["refresh_token"] == bot.first_refresh
@@ -282,7 +282,7 @@ def test_a_first_login_reads_the_move_by_imap_and_answers_by_smtp(bot_of: Make) 
     assert float(stored["expires_at"]) > time.time() + 3000  # type: ignore[arg-type]
     # a second pass needs no new token
     assert bot.mailbot("poll", "--once").returncode == 0
-    assert bot.provider.count("token", "refresh_token") == 1
+    assert bot.provider.count("token", "refresh_token", client=bot.client.client_id) == 1
 
 
 def _read_stdout_until(proc: subprocess.Popen[str], pattern: str, seconds: float) -> str:
@@ -366,7 +366,7 @@ def test_a_token_that_expires_during_idle_is_refreshed_and_no_move_is_lost(bot_o
         assert daemon.wait_for_log(r"connected to IMAP"), daemon.lines
         bot.fed.write(WHITE, "1. e2-e4", datetime.datetime.now(UTC), subject="[OA-1/1] move")
         assert wait_until(lambda: moves_to(bot.fed, BLACK) == ["e2e4"], 30)
-        refreshes = bot.provider.count("token", "refresh_token")
+        refreshes = bot.provider.count("token", "refresh_token", client=bot.client.client_id)
         # the access token dies while the daemon idles; Dovecot checks tokens only at
         # login, so the session is ended for the daemon to log in again
         assert bot.provider.expire_access_tokens(bot.client) >= 1
@@ -376,7 +376,7 @@ def test_a_token_that_expires_during_idle_is_refreshed_and_no_move_is_lost(bot_o
             -20:
         ]
         assert daemon.wait_for_log(r"refused the access token; refreshing it")
-        assert bot.provider.count("token", "refresh_token") > refreshes
+        assert bot.provider.count("token", "refresh_token", client=bot.client.client_id) > refreshes
         assert daemon.proc.poll() is None
         assert wait_until(lambda: bot.fed.pending_in_inbox() == 0, 10)
         assert bot.fed.in_folder("Processed") == 2
@@ -505,3 +505,49 @@ def test_health_reports_the_token_files(bot_of: Make) -> None:
         f"CRITICAL oauth2: imap: no token file {bot.token_file}; run: mailbot -c "
         f"{bot.config_path} oauth authorize imap"
     ) in out
+
+
+def test_processes_sharing_a_token_file_refresh_once_and_early(
+    oauth_env: Provider, tmp_path: Path
+) -> None:
+    """Eight logins at once (threads, each with its own lock descriptor, as processes
+    have) on a token file whose access token expires within the minute: one refresh,
+    the rotated refresh token kept, every login given the same live token."""
+    import threading
+
+    from mailbot.config import OAuth2Config
+    from mailbot.config import Provider as Preset
+    from mailbot.oauth import TokenSource
+
+    provider = oauth_env
+    client = provider.register("bot-shared", rotate=True)
+    first = provider.grant(client)
+    path = tmp_path / "token.json"
+    path.write_text(json.dumps({"refresh_token": first, "access_token": "old",
+                                "expires_at": int(time.time()) + 30}))  # fmt: skip
+    settings = OAuth2Config(
+        Preset.GENERIC, client.client_id, str(path), client_secret=client.secret,
+        token_url=f"{provider.url}/token", scopes=("mail",),
+    )  # fmt: skip
+    got: list[str] = []
+    start = threading.Barrier(8)
+
+    def login(account: str) -> None:
+        source = TokenSource(settings, account, "bot-shared")
+        start.wait()
+        got.append(source.token())
+
+    threads = [threading.Thread(target=login, args=(("imap", "smtp")[i % 2],)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(got) == 8 and len(set(got)) == 1
+    assert provider.live(got[0], "bot-shared")
+    assert provider.count("token", "refresh_token", client=client.client_id) == 1
+    stored = json.loads(path.read_text())
+    assert stored["refresh_token"] != first and provider.refresh_token_works(
+        stored["refresh_token"]
+    )
+    assert not provider.refresh_token_works(first)
+    assert path.stat().st_mode & 0o777 == 0o600

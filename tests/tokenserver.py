@@ -186,12 +186,19 @@ class Provider:
             g = self.refresh_tokens.get(token)
             return g is not None and g.active
 
-    def count(self, endpoint: str, grant_type: str = "", outcome: str = "ok") -> int:
+    def count(
+        self, endpoint: str, grant_type: str = "", outcome: str = "ok", client: str = ""
+    ) -> int:
+        """How many requests to ``endpoint`` (of ``grant_type``, by ``client``) had
+        ``outcome``."""
         with self.lock:
             return sum(
                 1
-                for e, g, _c, o in self.requests
-                if e == endpoint and (not grant_type or g == grant_type) and o == outcome
+                for e, g, c, o in self.requests
+                if e == endpoint
+                and (not grant_type or g == grant_type)
+                and (not client or c == client)
+                and o == outcome
             )
 
     # -- inside ------------------------------------------------------------------------
