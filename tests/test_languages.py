@@ -23,9 +23,11 @@ from sqlalchemy import select
 
 from mailbot import catalogue, referee
 from mailbot import events as ev
+from mailbot.daemon import tell_token_refused
 from mailbot.game import GameEnd, Termination
 from mailbot.notices import template_dir
 from mailbot.notifier import Notifier, Origin
+from mailbot.oauth import TokenRevoked
 from mailbot.outbox import queue
 from mailbot.phrase import Phrase
 from mailbot.result import Result
@@ -55,7 +57,9 @@ games:
 #: Words that may stand in any language's mail: names, tags, the notation of moves.
 ALLOWED = {"Languages", "cup", "Ann", "Able", "Bob", "Bold", "Cid", "Cole", "Tom", "Director",
            "LX", "INDEX", "ICCF", "FEN", "PGN", "SB", "UTC", "Dan", "Dale", "ID", "NEW", "Old",
-           "ann", "bob", "cid", "dan", "Syzygy", "DTZ"}  # fmt: skip
+           "ann", "bob", "cid", "dan", "Syzygy", "DTZ",
+           # a protocol's name, and the command the operator types (a refused OAuth2 token)
+           "IMAP", "mailbot", "oauth", "authorize", "imap"}  # fmt: skip
 TEMPLATES = template_dir()
 
 
@@ -285,6 +289,11 @@ def tell_every_event(world: Bench, renderer: object = None) -> None:
             if renderer is not None:
                 notifier.renderer = renderer  # type: ignore[assignment]
             notifier.tell(event)
+    # the daemon's notice of a refused OAuth2 refresh token (rendered outside the notifier)
+    with world.sessions.begin() as session:
+        command = "run: mailbot -c /etc/mailbot.yaml oauth authorize imap"
+        problem = TokenRevoked("imap", BOT, "the refresh token was refused", command, "k1")
+        tell_token_refused(session, f"Federation <{BOT}>", problem, at(4), renderer=renderer)  # type: ignore[arg-type]
     # what happens to one reader in several games at once is one message
     with world.sessions.begin() as session:
         games = list(session.scalars(select(Game).order_by(Game.number)))
