@@ -623,9 +623,10 @@ def authorize_with_device(
     if ends.device_url is None:
         raise AuthorizeError("the provider has no device_url: set oauth2.device_url")
     with _session(settings, ends) as session:
-        body = {"client_id": settings.client_id, "scope": " ".join(ends.scopes)}
+        body = {"scope": " ".join(ends.scopes)}
         try:
-            # the client authenticates as at the token endpoint (RFC 8628 3.1)
+            # the client identifies itself as at the token endpoint (RFC 8628 3.1): its
+            # client_id in the body (a public client) or HTTP Basic with the secret
             auth = session.client_auth(session.token_endpoint_auth_method)
             answer = session.post(ends.device_url, data=body, timeout=timeout, auth=auth,
                                   withhold_token=True)  # fmt: skip

@@ -95,11 +95,12 @@ class Bot:
         device: bool = False,
         browser: bool = False,
         secret: str | None = None,
+        public: bool = False,
     ) -> None:
         self.provider = provider
         self.account: ImapAccount = dovecot.account()
         self.dovecot = dovecot
-        self.client = provider.register(self.account.username, rotate=rotate)
+        self.client = provider.register(self.account.username, rotate=rotate, secret=not public)
         if secret is not None:
             self.client_config = Client(self.client.client_id, secret, self.account.username)
         else:
@@ -347,7 +348,8 @@ def authorize_by_device(bot: Bot) -> subprocess.CompletedProcess[str]:
 
 
 def test_authorize_with_a_device_code_writes_a_private_token_file(bot_of: Make) -> None:
-    bot: Bot = bot_of(device=True)
+    """A public client (no secret), as Microsoft's installed applications are."""
+    bot: Bot = bot_of(device=True, public=True)
     url = bot.provider.url
     bot.token_file.unlink()
     done = authorize_by_device(bot)
@@ -357,6 +359,11 @@ def test_authorize_with_a_device_code_writes_a_private_token_file(bot_of: Make) 
     assert bot.token_file.stat().st_mode & 0o777 == 0o600
     assert bot.provider.refresh_token_works(str(bot.tokens()["refresh_token"]))
     assert bot.provider.count("token", "urn:ietf:params:oauth:grant-type:device_code") >= 1
+    assert "client_secret" not in bot.config_path.read_text()
+    # the bot refreshes with it as a public client too
+    bot.fed.write(WHITE, "1. e2-e4", datetime.datetime.now(UTC), subject="[OA-1/1] move")
+    assert bot.mailbot("poll", "--once").returncode == 0
+    assert moves_to(bot.fed, BLACK) == ["e2e4"]
 
 
 def test_a_token_that_expires_during_idle_is_refreshed_and_no_move_is_lost(bot_of: Make) -> None:

@@ -235,10 +235,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _form(self) -> dict[str, str]:
+    def _form(self) -> dict[str, str] | None:
+        """The request's parameters; None when one is given twice (RFC 6749 3.1)."""
         length = int(self.headers.get("Content-Length") or 0)
         text = self.rfile.read(length).decode()
-        return {k: v[0] for k, v in urllib.parse.parse_qs(text).items()}
+        pairs = urllib.parse.parse_qs(text)
+        if any(len(v) > 1 for v in pairs.values()):
+            return None
+        return {k: v[0] for k, v in pairs.items()}
 
     def _client(self, form: dict[str, str]) -> Client | None:
         """The authenticated client (HTTP Basic or the body), or None."""
@@ -292,6 +296,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         form = self._form()
         path = urllib.parse.urlsplit(self.path).path
         p = self.provider
+        if form is None:
+            with p.lock:
+                p.requests.append((path.strip("/"), "", "", "repeated-parameter"))
+            self._reply(400, {"error": "invalid_request",
+                              "error_description": "a parameter is repeated"})  # fmt: skip
+            return
         with p.lock:
             if path == "/introspect":
                 g = p.access_tokens.get(form.get("token", ""))
