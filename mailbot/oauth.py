@@ -88,6 +88,9 @@ class Endpoints:
     scopes: tuple[str, ...]
     mechanism: Mechanism
     flow: Flow
+    #: Whether the refresh-token grant names the scopes again (optional in RFC 6749 6;
+    #: Microsoft's v2.0 endpoint wants them, Google's refresh request takes none).
+    scope_on_refresh: bool = True
 
 
 #: Google: https://developers.google.com/identity/protocols/oauth2/native-app and
@@ -120,7 +123,7 @@ def endpoints(settings: OAuth2Config) -> Endpoints:
     if settings.provider is Provider.GOOGLE:
         return Endpoints(
             GOOGLE_TOKEN, GOOGLE_AUTHORIZE, None, ("https://mail.google.com/",),
-            Mechanism.XOAUTH2, Flow.CODE,
+            Mechanism.XOAUTH2, Flow.CODE, scope_on_refresh=False,
         )  # fmt: skip
     if settings.provider is Provider.MICROSOFT:
         base = MICROSOFT.format(tenant=settings.tenant)
@@ -211,6 +214,7 @@ def authorize_command(settings: OAuth2Config, account: str) -> str:
 def locked(path: Path) -> Iterator[None]:
     """Hold the exclusive lock of the token file ``path`` (``path.lock``), across processes."""
     lock = path.with_name(path.name + ".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -315,7 +319,9 @@ def token_state(path: Path) -> TokenState:
 # -- the token source -------------------------------------------------------------------
 
 
-def _session(settings: OAuth2Config, ends: Endpoints, **kwargs: Any) -> OAuth2Session:
+def _session(
+    settings: OAuth2Config, ends: Endpoints, *, scoped: bool = True, **kwargs: Any
+) -> OAuth2Session:
     """An Authlib session for the token endpoint: HTTP Basic client authentication with
     a secret (RFC 6749 2.3.1), the client id in the body without one (a public client)."""
     from authlib.integrations.requests_client import (  # type: ignore[import-untyped,unused-ignore]
@@ -326,7 +332,7 @@ def _session(settings: OAuth2Config, ends: Endpoints, **kwargs: Any) -> OAuth2Se
         client_id=settings.client_id,
         client_secret=settings.client_secret,
         token_endpoint_auth_method="client_secret_basic" if settings.client_secret else "none",
-        scope=" ".join(ends.scopes) or None,
+        scope=(" ".join(ends.scopes) or None) if scoped else None,
         **kwargs,
     )
 
@@ -483,7 +489,8 @@ class TokenSource:
         return access
 
     def _grant(self, token: str) -> Mapping[str, Any]:
-        with _session(self.settings, self.endpoints) as session:
+        ends = self.endpoints
+        with _session(self.settings, ends, scoped=ends.scope_on_refresh) as session:
             granted: Mapping[str, Any] = session.refresh_token(
                 self.endpoints.token_url, refresh_token=token, timeout=self.timeout
             )

@@ -558,3 +558,58 @@ def test_processes_sharing_a_token_file_refresh_once_and_early(
     )
     assert not provider.refresh_token_works(first)
     assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_refused_smtp_token_stops_sending_until_a_new_one_is_written(
+    oauth_env: Provider,
+    oauth_smtp: OAuthSmtpSink,  # noqa: F811
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The postman says so once, then does not try (nor ask the provider) while the file
+    holds the refused token; a token written by ``oauth authorize`` is used at once."""
+    from mailbot.config import config_from_mapping
+    from mailbot.oauth import TokenRevoked
+    from mailbot.postman import Postman, SendError
+
+    provider = oauth_env
+    client = provider.register("bot-smtp")
+    path = tmp_path / "smtp-token.json"
+    write_token(path, provider.grant(client))
+    smtp = {"host": "127.0.0.1", "port": oauth_smtp.port, "security": "none",
+            "username": "bot-smtp", "auth": "oauth2", "sender": "Bot <bot@federation.example>",
+            "oauth2": oauth2_section(provider, client, path)}  # fmt: skip
+    imap = {"host": "127.0.0.1", "port": 1, "security": "none", "username": "bot",
+            "password": "", "folder": "INBOX", "done_folder": "Processed"}  # fmt: skip
+    config = config_from_mapping(
+        {"database": "sqlite://", "timezone": "UTC", "imap": imap, "smtp": smtp}, {}
+    )
+    postman = Postman(config.smtp)
+    message = b"From: bot@federation.example\r\nTo: td@federation.example\r\n\r\nhello\r\n"
+
+    def send() -> dict[str, str]:
+        return postman.send(lambda _: message, lambda _: ["td@federation.example"])
+
+    assert send() == {}
+    provider.revoke_all(client)
+    provider.expire_access_tokens(client)
+    with pytest.raises(SendError) as caught:
+        send()
+    assert caught.value.unreachable
+    assert isinstance(caught.value.__cause__, TokenRevoked)
+    assert "refused the refresh token (invalid_grant" in str(caught.value)
+    assert "oauth authorize smtp" in str(caught.value)
+
+    def refused() -> int:
+        return provider.count("token", "refresh_token", "invalid_grant", client=client.client_id)
+
+    asked = refused()
+    assert not postman.available()
+    with pytest.raises(SendError):
+        send()  # even when asked to: the file still holds the refused token
+    assert refused() == asked == 1
+    write_token(path, provider.grant(client))  # what `oauth authorize smtp` does
+    assert postman.available()
+    assert send() == {}
+    assert len(oauth_smtp.to("td@federation.example")) == 2
+    no_secrets(provider, caplog.text, str(caught.value))
