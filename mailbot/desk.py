@@ -220,6 +220,14 @@ def _storable(value: str, size: int = 2000) -> str:
     return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]", "", value)[:size]
 
 
+#: The machine mail that may be a delivery report (never an auto-reply, a list's mail or
+#: the bot's own): only these are read for the failures they report.
+_REPORT_KINDS = frozenset(
+    {AutoKind.DELIVERY_REPORT, AutoKind.MAILER_DAEMON, AutoKind.AUTO_SUBMITTED,
+     AutoKind.EMPTY_RETURN_PATH}
+)  # fmt: skip
+
+
 def _count_bounces(
     session: Session, row: Outbox, addresses: Sequence[str], now: datetime.datetime
 ) -> tuple[int, ...]:
@@ -671,7 +679,7 @@ class Desk:
         ignored, and answered never."""
         letter, inbound = ctx.letter, ctx.inbound
         if letter.auto is not None:
-            if letter.auto is not AutoKind.OWN_MAIL and self._delivery_report(ctx):
+            if letter.auto in _REPORT_KINDS and self._delivery_report(ctx):
                 return False
             inbound.status, inbound.reason = "ignored", f"automatic mail: {letter.auto.value}"
             return False
@@ -707,9 +715,10 @@ class Desk:
             return False
         found = bounce_of(ctx.session, report)
         row = found.row
+        machine = f"automatic mail: {ctx.letter.auto.value if ctx.letter.auto else 'report'}"
         if row is None:
             inbound.status = "ignored"
-            inbound.reason = f"a delivery report {found.why}; nothing done"
+            inbound.reason = f"{machine} (a delivery report {found.why}; nothing done)"
             log.warning("ignored the delivery report %s: %s", _short(inbound.message_id),
                         found.why)  # fmt: skip
             return True
@@ -717,7 +726,7 @@ class Desk:
         said = "; ".join(f"{f.address}: {f.reason or '?'}" for f in permanent or found.failures)
         if row.status == "bounced":
             inbound.status = "ignored"
-            inbound.reason = f"a delivery report about outbox {row.id}, which bounced already"
+            inbound.reason = f"{machine} (about outbox {row.id}, which bounced already)"
             return True
         inbound.game_id = row.game_id
         if not permanent:
