@@ -176,12 +176,13 @@ class Mailbox:
         where = f"IMAP {s.host}:{s.port}"
         refused: str | None = None
         for _attempt in (1, 2):
+            # the token first: a refresh may take a while, a server waits little for a login
+            token = None if self.tokens is None else self._token(where, refused)
             client = self._open(where)
             try:
-                if self.tokens is None:
+                if token is None:
                     self._password_login(client, where)
                 else:
-                    token = self._token(where, refused)
                     try:
                         self._oauth_login(client, token)
                     except LoginError as exc:
