@@ -599,8 +599,9 @@ def quarantine(ctx: Context, args: argparse.Namespace) -> int:
     arguments=lambda parser: _described(
         parser,
         "Checks that the bot works, for monitoring (Nagios, Icinga, a systemd timer). It reads\n"
-        "only the database, so it works while the daemon runs, from any process. The age\n"
-        "limits are the keys under `health:` in the configuration.\n\n"
+        "only the database (and the token files of accounts that log in with OAuth2), so it\n"
+        "works while the daemon runs, from any process. The age limits are the keys under\n"
+        "`health:` in the configuration.\n\n"
         "example:\n  mailbot -c /etc/mailbot/config.yaml health",
     ),
     bad_usage=3,
