@@ -110,10 +110,13 @@ def sink_of(smtputf8: bool, refuse: tuple[str, ...] = (), **options: object) -> 
     return sink
 
 
-def deliver_to(bench: Bench, sink: Sink, now: datetime.datetime) -> tuple[int, int, int]:
+def deliver_to(
+    bench: Bench, sink: Sink, now: datetime.datetime, **settings: object
+) -> tuple[int, int, int]:
     account = ImapAccount("127.0.0.1", 1, "unused", "unused")
     mapping = config_mapping("sqlite://", account, sink)
     mapping["smtp"]["timeout"] = 1  # type: ignore[index]
+    mapping.update(settings)
     config = config_from_mapping(mapping, {})
     done = deliver(config, bench.sessions, Postman(config.smtp), now)
     return done.sent, done.deferred, done.failed
@@ -265,6 +268,32 @@ def test_a_recipient_refused_for_now_is_tried_again_later(bench: Bench) -> None:
         sink.controller.stop()
     assert statuses(bench)[MARIA][0] == "sent"
     assert [m.recipients for m in sink.messages] == [(PETAR,), (MARIA,)]
+
+
+@pytest.mark.parametrize(
+    ("settings", "base"),
+    [
+        ({}, "bot@federation.example"),
+        ({"bounce_address": "bounces@fed.example"}, "bounces@fed.example"),
+    ],
+)
+def test_each_message_goes_with_a_return_path_that_names_its_row(
+    bench: Bench, settings: dict[str, object], base: str
+) -> None:
+    """VERP: the server is told a return path of the row's own (the id and the check
+    value stored on the row), on bounce_address when it is configured."""
+    queue_to(bench, MARIA, PETAR)
+    sink = sink_of(smtputf8=True)
+    try:
+        assert deliver_to(bench, sink, at(2), **settings) == (2, 0, 0)
+    finally:
+        sink.controller.stop()
+    local, _, domain = base.partition("@")
+    paths = {m.recipients[0]: m.envelope_from for m in sink.messages}
+    for row in bench.outbox():
+        assert row.verp_check is not None and len(row.verp_check) == 16
+        assert paths[row.to_addrs[0]] == f"{local}+b-{row.id}-{row.verp_check}@{domain}"
+    assert len(set(paths.values())) == 2
 
 
 def test_a_relay_that_refuses_the_bot_gives_no_message_up(bench: Bench) -> None:
