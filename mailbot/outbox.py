@@ -487,8 +487,10 @@ def bounce_of(session: Session, report: Report) -> Bounce:
         return Bounce(None, why="no failed recipient")
     tag = tag_in(report.delivered_to)
     rows: list[Outbox]
+    session.flush()  # the rows are read again (locked): what this session changed is written
     if tag is not None:
-        row = session.get(Outbox, tag.row)
+        # locked: two workers with two reports about one row act once (PostgreSQL)
+        row = session.get(Outbox, tag.row, with_for_update=True, populate_existing=True)
         if row is None:
             return Bounce(None, why=f"with a return path naming no row (outbox {tag.row})")
         if row.verp_check is None or row.verp_check != tag.check:
@@ -496,7 +498,13 @@ def bounce_of(session: Session, report: Report) -> Bounce:
         rows = [row]
     elif report.message_ids:
         rows = list(
-            session.scalars(select(Outbox).where(Outbox.message_id.in_(report.message_ids))).all()
+            session.scalars(
+                select(Outbox)
+                .where(Outbox.message_id.in_(report.message_ids))
+                .order_by(Outbox.id)
+                .with_for_update()
+                .execution_options(populate_existing=True)
+            ).all()
         )
         if not rows:
             return Bounce(None, why="returns a Message-ID the bot never sent")

@@ -445,3 +445,50 @@ def test_a_14_day_repeat_that_bounces_is_told_as_the_move_line_is(bench: Bench) 
     bench.receive(dsn(to=relay.envelope_of(repeat), recipient=BOB, returned=repeat), at(17, 12))
     told = {a for r in bounce_notices(bench) for a in r.to_addrs}
     assert told == {ANN, TD, BOB_HOME}
+
+
+# ---------------------------------------------------------------------------
+# Reading reports (the pure part)
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def test_real_reports_give_the_failed_recipient_and_the_servers_reason() -> None:
+    postfix = bounces.read_report((CORPUS / "35-bounce-delivery-status.eml").read_bytes())
+    assert postfix.failures == (
+        bounces.Failure(
+            "nosuchplayer@example.com",
+            True,
+            "550 5.1.1 <nosuchplayer@example.com>: Recipient address rejected: "
+            "User unknown in virtual mailbox table",
+        ),
+    )
+    assert postfix.message_ids == ("20260305080004.11.21w@example.net",)
+    # sendmail's plain-text report, no DSN part: flufl.bounce's heuristics find the address
+    sendmail = bounces.read_report((CORPUS / "47-bounce-mailer-daemon-plain.eml").read_bytes())
+    ((address, permanent, reason),) = [dataclasses.astuple(f) for f in sendmail.failures]
+    assert (address, permanent) == ("old.player@example.com", True)
+    assert "550 Mailbox disabled for this recipient" in reason
+
+
+def test_a_delayed_report_is_a_temporary_failure() -> None:
+    report = bounces.read_report(
+        dsn(to="bot@federation.example", recipient=BOB, action="delayed", status="4.4.1")
+    )
+    assert [(f.address, f.permanent) for f in report.failures] == [(BOB, False)]
+    assert report.permanent == ()
+
+
+def test_two_reports_about_one_row_in_one_batch_act_once(bench: Bench) -> None:
+    from mailbot.inbox import Fetched
+
+    relay = Relay()
+    row = played(bench, relay)
+    path = relay.envelope_of(row)
+    reports = [
+        dsn(to=path, recipient=BOB, returned=row, style=style) for style in ("postfix", "exim")
+    ]
+    batch = [Fetched("INBOX", 1, 100 + n, raw, at(3)) for n, raw in enumerate(reports)]
+    assert bench.desk.receive_all(batch, at(3, 1)) == [Outcome.HANDLED, Outcome.IGNORED]
+    assert status_of(bench, row)[0] == "bounced"
+    assert len(bounce_notices(bench)) == 3
