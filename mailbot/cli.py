@@ -21,7 +21,6 @@ Nested commands name every word: ``@command("tournament", "import", ...)``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import datetime
 import gc
@@ -29,14 +28,15 @@ import logging
 import os
 import sys
 import zoneinfo
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from sqlalchemy.orm import Session
 
 from mailbot import __version__
-from mailbot.config import LOG_FORMAT, Config, ConfigError, load_config
+from mailbot.config import Config, ConfigError, load_config
+from mailbot.logs import logging_for_command
 from mailbot.postman import compose_address
 from mailbot.startlist import StartListError, load_start_list
 from mailbot.store import (
@@ -123,7 +123,18 @@ def command(
     return register
 
 
-@command("init", help="create or upgrade the database (idempotent)")
+@command(
+    "init",
+    help="create or upgrade the database (idempotent)",
+    arguments=lambda parser: _described(
+        parser,
+        "Creates the database's tables, or upgrades them to this version's schema (Alembic\n"
+        "migrations); run it after every upgrade of the bot. Running it again changes\n"
+        "nothing. SQLite for a club, PostgreSQL for a federation (`database` in the\n"
+        "configuration).\n\n"
+        "example:\n  mailbot -c /etc/mailbot/config.yaml init",
+    ),
+)
 def init(ctx: Context, args: argparse.Namespace) -> int:
     database = ctx.settings.database
     engine = make_engine(database)
@@ -144,6 +155,18 @@ def init(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _import_arguments(parser: argparse.ArgumentParser) -> None:
+    _described(
+        parser,
+        "Creates a tournament from a start list (YAML; its players: may name a CSV file)\n"
+        "and mails every player one start message with their games, colours, opponents,\n"
+        "the rules and how to write a move; the director gets a summary. A start list\n"
+        "with mistakes creates nothing: every mistake is named with its file, line and\n"
+        "column, one line each (exit 2). An index that exists already is refused.\n"
+        "\n"
+        "examples:\n"
+        "  mailbot -c config.yaml tournament import start-list.yaml\n"
+        "  mailbot -c config.yaml tournament import bg-2026-e1.yaml --now 2026-03-01T08:00",
+    )
     parser.add_argument("file", type=Path, help="the start list (YAML; players may be a CSV)")
     _now_arguments(parser)
 
@@ -169,7 +192,9 @@ def tournament_import(ctx: Context, args: argparse.Namespace) -> int:
             path, special_use=config.policy.special_use_domains, bot_addresses=bot
         )
     except StartListError as exc:
-        raise UsageError(str(exc) if exc.where else f"{path}: {exc}") from None
+        raise UsageError(
+            "\n".join(str(m) if m.where else f"{path}: {m}" for m in exc.mistakes)
+        ) from None
     engine = make_engine(ctx.settings.database)
     try:
         sessions = session_factory(engine)
@@ -195,6 +220,15 @@ def tournament_import(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _delete_arguments(parser: argparse.ArgumentParser) -> None:
+    _described(
+        parser,
+        "Removes a tournament in which no move has been played, and withdraws its start\n"
+        "mails not yet sent, so that a corrected start list can be imported again. Once a\n"
+        "move is played the tournament stays (a director's orders change it instead).\n"
+        "\n"
+        "example:\n"
+        "  mailbot -c config.yaml tournament delete BG-2026-E1",
+    )
     parser.add_argument("index", help="the tournament's index")
 
 
@@ -252,7 +286,19 @@ def _fix_now(ctx: Context, args: argparse.Namespace) -> None:
 
 
 def _poll_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--once", action="store_true", required=True, help="one pass, then exit")
+    _described(
+        parser,
+        "One pass: fetch every new message of the inbox folder, handle each (its answers\n"
+        "are queued in the same transaction), file it into the done folder, then send\n"
+        "what the outbox has due, and exit. For a cron job or a systemd timer instead of\n"
+        "the daemon; prints one line of counts.\n\n"
+        "examples:\n"
+        "  mailbot -c /etc/mailbot/config.yaml poll\n"
+        "  mailbot -c config.yaml poll --now 2026-03-05T10:00   # the bot's clock fixed",
+    )
+    parser.add_argument(
+        "--once", action="store_true", help="one pass, then exit (what poll always does)"
+    )
     _now_arguments(parser)
 
 
@@ -272,10 +318,24 @@ def poll(ctx: Context, args: argparse.Namespace) -> int:
     return 0
 
 
+def _sweep_arguments(parser: argparse.ArgumentParser) -> None:
+    _described(
+        parser,
+        "The daily deadline pass, as the daemon runs it at sweep.hour: repeats of\n"
+        "unanswered moves (with a copy to the director), silence reports, oversteps,\n"
+        "the ends of leave and of the tournament; then sends what is due. Each notice\n"
+        "goes once, however often the sweep runs.\n\n"
+        "examples:\n"
+        "  mailbot -c config.yaml sweep\n"
+        "  mailbot -c config.yaml sweep --now 2026-04-01T06:00",
+    )
+    _now_arguments(parser)
+
+
 @command(
     "sweep",
     help="deadline pass: repeats, silence, oversteps, leave ends; sends what is due",
-    arguments=_now_arguments,
+    arguments=_sweep_arguments,
 )
 def sweep(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot.courier import deliver
@@ -297,6 +357,16 @@ def sweep(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _td_arguments(parser: argparse.ArgumentParser) -> None:
+    _described(
+        parser,
+        "Carries out a tournament director's order, exactly as the director would write\n"
+        "it by mail, and sends the mail it causes (the players concerned are told).\n"
+        "\n"
+        "examples:\n"
+        "  mailbot -c config.yaml td penalty BG-2026-E1/3 black 5\n"
+        "  mailbot -c config.yaml td leave ivanov 10\n"
+        "  mailbot -c config.yaml td address petrov petrov@new.example",
+    )
     parser.add_argument(
         "order",
         nargs="+",
@@ -346,7 +416,22 @@ def td(ctx: Context, args: argparse.Namespace) -> int:
     return 0
 
 
-@command("run", help="the daemon: IMAP IDLE, the daily sweep, outbox retries; stops on SIGTERM")
+@command(
+    "run",
+    help="the daemon: IMAP IDLE, the daily sweep, outbox retries; stops on SIGTERM",
+    arguments=lambda parser: _described(
+        parser,
+        "The daemon: waits for mail with IMAP IDLE (polling where the server has none),\n"
+        "handles each message, retries the outbox with back-off, runs the deadline sweep\n"
+        "every day at sweep.hour and keeps the published pages. It never exits on its\n"
+        "own: a server that goes away is one log line and a retry with back-off. SIGTERM\n"
+        "stops it within seconds. Under systemd (Type=notify) it reports READY, STATUS\n"
+        "and WATCHDOG; with metrics.listen it serves Prometheus metrics at /metrics.\n\n"
+        "examples:\n"
+        "  mailbot -c /etc/mailbot/config.yaml run\n"
+        "  systemctl start mailbot       # the unit in systemd/mailbot.service",
+    ),
+)
 def run(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot.daemon import Daemon
     from mailbot.sweep import sweep as run_sweep
@@ -365,6 +450,18 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _status_arguments(parser: argparse.ArgumentParser) -> None:
+    _described(
+        parser,
+        "Without an argument, a line per tournament with its counts and the games that\n"
+        "need the director; with INDEX every game of that tournament (whose move, days\n"
+        "running, days left to the next control, both clocks); with INDEX/N one game in\n"
+        "detail (position, moves with their dates and days).\n"
+        "\n"
+        "examples:\n"
+        "  mailbot -c config.yaml status\n"
+        "  mailbot -c config.yaml status BG-2026-E1\n"
+        "  mailbot -c config.yaml status BG-2026-E1/3",
+    )
     parser.add_argument(
         "game",
         nargs="?",
@@ -409,6 +506,16 @@ def _report(ctx: Context, make: Callable[[Session], str]) -> int:
 
 
 def _pgn_arguments(parser: argparse.ArgumentParser) -> None:
+    _described(
+        parser,
+        "Writes PGN to stdout for Scid and ChessBase: one game (INDEX/N) or every game of a\n"
+        "tournament (INDEX), with the players' names, countries and ratings where the\n"
+        "start list gives them.\n"
+        "\n"
+        "examples:\n"
+        "  mailbot -c config.yaml pgn BG-2026-E1 > bg-2026-e1.pgn\n"
+        "  mailbot -c config.yaml pgn BG-2026-E1/3",
+    )
     parser.add_argument("target", metavar="GAME|INDEX", help="INDEX/N for one game, INDEX for all")
 
 
@@ -420,6 +527,14 @@ def pgn(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _standings_arguments(parser: argparse.ArgumentParser) -> None:
+    _described(
+        parser,
+        "Prints the crosstable with Sonneborn-Berger (for a team event, the team table\n"
+        "with match points and its tie-breaks).\n"
+        "\n"
+        "example:\n"
+        "  mailbot -c config.yaml standings BG-2026-E1",
+    )
     parser.add_argument("index", metavar="INDEX", help="the tournament")
 
 
@@ -433,6 +548,15 @@ def standings(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _site_arguments(parser: argparse.ArgumentParser) -> None:
+    _described(
+        parser,
+        "Writes the tournament's static web pages into DIR: the crosstable, a page per\n"
+        "game with its moves and dates, and the PGN. The daemon keeps them up to date\n"
+        "itself when site_folder is configured.\n"
+        "\n"
+        "example:\n"
+        "  mailbot -c config.yaml site BG-2026-E1 /var/www/cc/bg-2026-e1",
+    )
     parser.add_argument("index", metavar="INDEX", help="the tournament")
     parser.add_argument("folder", metavar="DIR", type=Path, help="where to write the pages")
     _now_arguments(parser)
@@ -459,6 +583,15 @@ def site(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _evidence_arguments(parser: argparse.ArgumentParser) -> None:
+    _described(
+        parser,
+        "Writes the dispute file of one game into DIR: every message received and sent\n"
+        "about it (.eml, as the bytes were) with its instant, and the move table with\n"
+        "the received and sent dates and the days each move took.\n"
+        "\n"
+        "example:\n"
+        "  mailbot -c config.yaml evidence BG-2026-E1/3 dispute-3/",
+    )
     parser.add_argument("game", metavar="GAME", help="INDEX/N of the game")
     parser.add_argument("folder", metavar="DIR", type=Path, help="where to write the file")
 
@@ -488,6 +621,17 @@ def evidence(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def _outbox_arguments(parser: argparse.ArgumentParser) -> None:
+    _described(
+        parser,
+        "Lists the mail waiting to be sent, the mail given up (--failed), or the mail a\n"
+        "server accepted and a delivery report later said did not arrive (--bounced),\n"
+        "one line each: id, recipients, subject, attempts, the last error or the\n"
+        "bounce's diagnostic.\n"
+        "\n"
+        "examples:\n"
+        "  mailbot -c config.yaml outbox\n"
+        "  mailbot -c config.yaml outbox --bounced",
+    )
     which = parser.add_mutually_exclusive_group()
     which.add_argument(
         "--failed", action="store_true", help="the mail given up instead of the mail waiting"
@@ -695,6 +839,73 @@ def oauth_authorize(ctx: Context, args: argparse.Namespace) -> int:
     return 0
 
 
+def _backup_arguments(parser: argparse.ArgumentParser) -> None:
+    _described(
+        parser,
+        "Writes a consistent snapshot of the whole store into FILE while the daemon runs:\n"
+        "every table with every row, the raw messages as they arrived, and the schema\n"
+        "revision (gzip-compressed JSON lines, mode 0600; the format is described in\n"
+        "docs/architecture.md). `mailbot restore` loads it into an empty database of\n"
+        "either kind: this is also how a club moves from SQLite to PostgreSQL.\n\n"
+        "example:\n"
+        "  mailbot -c /etc/mailbot/config.yaml backup /var/backups/mailbot-$(date +%F).gz",
+    )
+    parser.add_argument("file", type=Path, metavar="FILE", help="the backup file to write")
+
+
+@command(
+    "backup",
+    help="write a consistent snapshot of the whole store into FILE (while the daemon runs)",
+    arguments=_backup_arguments,
+)
+def backup(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot import backup as store_backup
+
+    try:
+        summary = store_backup.backup(ctx.settings.database, args.file)
+    except store_backup.BackupError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{args.file}: cannot write there ({exc.strerror})") from None
+    print(f"backup {args.file} written: {summary.line()}", file=ctx.stdout)
+    return 0
+
+
+def _restore_arguments(parser: argparse.ArgumentParser) -> None:
+    _described(
+        parser,
+        "Loads a backup written by `mailbot backup` into the configured database, which\n"
+        "must be empty (new, or just made by `mailbot init`), of either kind: SQLite or\n"
+        "PostgreSQL. The schema is taken to the backup's revision, every row is loaded\n"
+        "and the schema is then upgraded to this version's. A database with rows in it,\n"
+        "a backup of a newer version, or a file cut short is refused with one line and\n"
+        "nothing is written.\n\n"
+        "example (a club moving to PostgreSQL):\n"
+        "  mailbot -c sqlite-config.yaml backup club.gz\n"
+        "  mailbot -c postgresql-config.yaml restore club.gz",
+    )
+    parser.add_argument("file", type=Path, metavar="FILE", help="the backup file to load")
+
+
+@command(
+    "restore",
+    help="load a backup into an empty database (SQLite or PostgreSQL)",
+    arguments=_restore_arguments,
+)
+def restore(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot import backup as store_backup
+
+    try:
+        summary = store_backup.restore(ctx.settings.database, args.file)
+    except store_backup.BackupError as exc:
+        raise UsageError(str(exc)) from None
+    print(
+        f"restored {args.file} into {describe_url(ctx.settings.database)}: {summary.line()}",
+        file=ctx.stdout,
+    )
+    return 0
+
+
 def _described(parser: argparse.ArgumentParser, text: str) -> None:
     """Give a command's ``--help`` a description and an example."""
     parser.description = text
@@ -704,6 +915,15 @@ def _described(parser: argparse.ArgumentParser, text: str) -> None:
 @command(
     "demo",
     help="play a short game through the real pipeline on embedded servers",
+    arguments=lambda parser: _described(
+        parser,
+        "Plays a short game between two simulated players (one writing Bulgarian\n"
+        "notation, one English) through the real pipeline: an embedded IMAP server and\n"
+        "SMTP listener on loopback and an SQLite file in a temporary folder, with an\n"
+        "impossible move and its +5 days; prints the conversation and the final PGN.\n"
+        "Needs no configuration and no network.\n\n"
+        "example:\n  mailbot demo",
+    ),
     needs_config=False,
 )
 def demo(ctx: Context, args: argparse.Namespace) -> int:
@@ -794,7 +1014,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
         return bad if code == 2 else code
     cmd: Command = args._command
     path = config_path(args.config, os.environ)
-    with _logging_to_stderr() as set_level:
+    with logging_for_command() as logs:
         try:
             config = None
             if cmd.needs_config:
@@ -802,11 +1022,19 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
                     config = load_config(path)
                 except ConfigError as exc:
                     hint = " (give one with -c or MAILBOT_CONFIG)" if not path.exists() else ""
-                    raise UsageError(f"{path}: {exc}{hint}") from None
-                set_level(config.log_level)
+                    raise UsageError(
+                        "\n".join(f"{path}: {m}{hint}" for m in exc.mistakes)
+                    ) from None
+                try:
+                    logs.apply(config.log_level, config.log_file, config.log_format)
+                except OSError as exc:
+                    raise UsageError(
+                        f"{path}: log_file: cannot write {config.log_file} ({exc.strerror})"
+                    ) from None
             return cmd.run(Context(path, config, out), args)
         except UsageError as exc:
-            print(f"{PROGRAM}: {exc}", file=sys.stderr)
+            for line in str(exc).splitlines():
+                print(f"{PROGRAM}: {line}", file=sys.stderr)
             return cmd.bad_usage
         except KeyboardInterrupt:
             print(f"{PROGRAM}: interrupted", file=sys.stderr)
@@ -839,6 +1067,8 @@ def infrastructure_problem(exc: Exception, config: Config | None, path: Path) ->
 
     if isinstance(exc, StoreUnavailable):
         return f"{exc}; {exc.fault.advice(str(path))}"
+    if isinstance(exc, MailboxError) and "refused the login" in str(exc):
+        return f"{exc} in {path}"  # the server runs: the account is the question
     if isinstance(exc, MailboxError):
         return f"{exc}; check that the server runs and `imap` in {path}"
     where = describe_url(config.database) if config is not None else "the database"
@@ -848,6 +1078,12 @@ def infrastructure_problem(exc: Exception, config: Config | None, path: Path) ->
         "no such table" in reason or ("relation" in reason and "does not exist" in reason)
     ):
         return f"the database {where} has no tables yet ({reason}); run: mailbot -c {path} init"
+    missing = _missing_sqlite_folder(config)
+    if missing is not None and isinstance(exc, OperationalError):
+        return (
+            f"the database {where} cannot be opened: its folder {missing} does not exist; "
+            f"create it (and let the bot's user write there), or fix `database` in {path}"
+        )
     fault = fault_of(exc, where)
     if fault is not None:
         return f"{fault}; {fault.kind.check.format(config=path)}"
@@ -859,24 +1095,14 @@ def infrastructure_problem(exc: Exception, config: Config | None, path: Path) ->
     return None
 
 
-@contextlib.contextmanager
-def _logging_to_stderr() -> Iterator[Callable[[str], None]]:
-    """Log to stderr for the duration of one command; yields a level setter."""
-    root = logging.getLogger()
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(LOG_FORMAT))
-    saved = root.level, logging.getLogger("alembic").level
+def _missing_sqlite_folder(config: Config | None) -> Path | None:
+    """The folder an SQLite database's file should be in, when that folder is missing."""
+    from sqlalchemy.engine import make_url
 
-    def set_level(level: str) -> None:
-        root.setLevel(level)
-        # Alembic's INFO lines ("Context impl ...") say nothing to an operator.
-        logging.getLogger("alembic").setLevel(level if level == "DEBUG" else "WARNING")
-
-    root.addHandler(handler)
-    set_level("WARNING")
-    try:
-        yield set_level
-    finally:
-        root.removeHandler(handler)
-        root.setLevel(saved[0])
-        logging.getLogger("alembic").setLevel(saved[1])
+    if config is None:
+        return None
+    url = make_url(config.database)
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    folder = Path(str(url.database)).expanduser().absolute().parent
+    return None if folder.is_dir() else folder

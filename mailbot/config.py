@@ -24,6 +24,17 @@
     Traceback (most recent call last):
     ...
     mailbot.config.ConfigError: imap.password: environment variable IMAP is not set
+
+Every mistake is reported in one reading, one line each::
+
+    >>> try:
+    ...     parse_config(text.replace("993", "nine").replace("ssl", "tls", 1) + "colour: red",
+    ...                  {"IMAP": "x"})
+    ... except ConfigError as exc:
+    ...     print(exc)
+    imap.port: must be a whole number
+    imap.security: must be one of ssl, starttls, none
+    colour: unknown key
 """
 
 from __future__ import annotations
@@ -33,7 +44,7 @@ import enum
 import os
 import re
 import zoneinfo
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,6 +53,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 E = TypeVar("E", bound=enum.Enum)
+T = TypeVar("T")
 
 
 class ConfigError(ValueError):
@@ -51,6 +63,29 @@ class ConfigError(ValueError):
         super().__init__(f"{path}: {message}" if path else message)
         self.path = path
         self.message = message
+
+    @property
+    def mistakes(self) -> tuple[ConfigError, ...]:
+        """Every mistake found (this one alone, here)."""
+        return (self,)
+
+
+class ConfigErrors(ConfigError):
+    """Several mistakes, all found in one reading; its text is one line a mistake, and
+    its ``path`` and ``message`` are the first one's."""
+
+    def __init__(self, mistakes: Sequence[ConfigError]) -> None:
+        found = tuple(mistakes)
+        super().__init__(found[0].path, found[0].message)
+        self.args = ("\n".join(str(m) for m in found),)
+        self._mistakes = found
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+    @property
+    def mistakes(self) -> tuple[ConfigError, ...]:
+        return self._mistakes
 
 
 class Security(enum.Enum):
@@ -210,9 +245,16 @@ class Config:
     #: The envelope sender of every message, tagged per outbox row (VERP); None: the
     #: sender's own address with the tag. Its mail must reach the bot's IMAP folder.
     bounce_address: str | None = None
+    #: ``host:port`` where the daemon serves Prometheus metrics at ``/metrics``, if anywhere.
+    metrics_listen: str | None = None
+    #: Where log lines go instead of stderr (reopened when logrotate moves it).
+    log_file: str | None = None
+    #: ``text`` or ``json``.
+    log_format: str = "text"
 
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
 #: The form of a log line, in every process of the bot.
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _VARIABLE = re.compile(r"\$(\$)?\{([^}]*)\}")
@@ -259,13 +301,17 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
     >>> config_from_mapping({"database": "sqlite://"}, {})
     Traceback (most recent call last):
     ...
-    mailbot.config.ConfigError: timezone: is required
+    mailbot.config.ConfigErrors: timezone: is required
+    imap: is required
+    smtp: is required
     """
     top = _Section(data, "", environ)
     database = top.text("database")
-    _check_database(database)
+    if database:
+        top.check(lambda: _check_database(database), None)
     timezone = top.text("timezone")
-    _check_timezone("timezone", timezone)
+    if timezone:
+        top.check(lambda: _check_timezone("timezone", timezone), None)
 
     imap = top.section("imap")
     imap_auth = imap.choice("auth", Auth, default=Auth.PASSWORD)
@@ -274,7 +320,7 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         port=imap.port("port"),
         security=imap.choice("security", Security),
         username=imap.text("username"),
-        password=_password(imap, imap_auth, required=True) or "",
+        password=imap.check(lambda: _password(imap, imap_auth, required=True) or "", ""),
         folder=imap.text("folder"),
         done_folder=imap.text("done_folder"),
         quarantine_folder=imap.text("quarantine_folder", default="Quarantine"),
@@ -282,7 +328,7 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         poll_seconds=imap.whole("poll_seconds", default=60, low=1),
         timeout=imap.whole("timeout", default=15, low=1, high=600),
         auth=imap_auth,
-        oauth2=_oauth2(imap, imap_auth),
+        oauth2=imap.check(lambda: _oauth2(imap, imap_auth), None),
     )
     imap.finish()
 
@@ -293,17 +339,17 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         port=smtp.port("port"),
         security=smtp.choice("security", Security),
         username=smtp.text("username", default=None, empty=True) or None,
-        password=_password(smtp, smtp_auth, required=False),
+        password=smtp.check(lambda: _password(smtp, smtp_auth, required=False), None),
         sender=smtp.text("sender"),
         timeout=smtp.whole("timeout", default=15, low=1, high=600),
         auth=smtp_auth,
-        oauth2=_oauth2(smtp, smtp_auth),
+        oauth2=smtp.check(lambda: _oauth2(smtp, smtp_auth), None),
     )
     smtp.finish()
     if smtp_config.password and not smtp_config.username:
-        raise ConfigError("smtp.username", "is required when smtp.password is given")
-    if smtp_auth is Auth.OAUTH2 and not smtp_config.username:
-        raise ConfigError("smtp.username", "is required when smtp.auth is oauth2")
+        top.mistake("smtp.username", "is required when smtp.password is given")
+    if smtp_auth is Auth.OAUTH2 and not smtp_config.username and not smtp.dead:
+        top.mistake("smtp.username", "is required when smtp.auth is oauth2")
 
     policy = top.section("policy", optional=True)
     policy_config = PolicyConfig(
@@ -313,8 +359,8 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         special_use_domains=policy.flag("special_use_domains", default=False),
     )
     policy.finish()
-    if policy_config.require_dmarc and policy_config.authserv_id is None:
-        raise ConfigError("policy.authserv_id", "is required when policy.require_dmarc is true")
+    if policy_config.require_dmarc and not policy_config.authserv_id:
+        top.mistake("policy.authserv_id", "is required when policy.require_dmarc is true")
 
     sweep = top.section("sweep", optional=True)
     sweep_config = SweepConfig(hour=sweep.whole("hour", default=6, low=0, high=23))
@@ -328,19 +374,33 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
     )
     health.finish()
 
+    metrics = top.section("metrics", optional=True)
+    listen = metrics.text("listen", default=None)
+    if listen:
+        metrics.check(lambda: _check_listen(metrics.where("listen"), listen), None)
+    metrics.finish()
+
     level = top.text("log_level", default="INFO").upper()
     if level not in _LOG_LEVELS:
-        raise ConfigError("log_level", f"must be one of {', '.join(_LOG_LEVELS)}")
+        top.mistake("log_level", f"must be one of {', '.join(_LOG_LEVELS)}")
+    log_file = top.text("log_file", default=None) or None
+    log_format = top.text("log_format", default="text")
+    if log_format not in LOG_FORMATS:
+        top.mistake("log_format", f"must be one of {', '.join(LOG_FORMATS)}")
     site_folder = top.text("site_folder", default=None)
     tablebases = top.text("tablebases", default=None)
-    if tablebases is not None and not Path(tablebases).is_dir():
-        raise ConfigError("tablebases", f"{tablebases} is not a folder")
+    if tablebases and not Path(tablebases).is_dir():
+        top.mistake("tablebases", f"{tablebases} is not a folder")
     bounce_address = top.text("bounce_address", default=None)
-    if bounce_address is not None and not re.fullmatch(r"[^@\s+]+@[^@\s]+", bounce_address):
-        raise ConfigError(
+    if bounce_address and not re.fullmatch(r"[^@\s+]+@[^@\s]+", bounce_address):
+        top.mistake(
             "bounce_address", "must be a plain address without a +tag (like bounces@example.org)"
         )
     top.finish()
+    if len(top.mistakes) == 1:
+        raise top.mistakes[0]
+    if top.mistakes:
+        raise ConfigErrors(top.mistakes)
     return Config(
         database=database,
         timezone=timezone,
@@ -353,6 +413,9 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         site_folder=site_folder,
         tablebases=tablebases,
         bounce_address=bounce_address,
+        metrics_listen=listen or None,
+        log_file=log_file,
+        log_format=log_format,
     )
 
 
@@ -360,9 +423,9 @@ def _password(section: _Section, auth: Auth, *, required: bool) -> str | None:
     """The account's ``password``: required (IMAP) or optional (SMTP) with a password,
     refused with OAuth2."""
     if auth is Auth.OAUTH2:
+        section.seen.add("password")
         if "password" in section.data:
             raise ConfigError(section.where("password"), "must be left out when auth is oauth2")
-        section.seen.add("password")
         return None
     if required:
         return str(section.text("password", empty=True))
@@ -390,6 +453,7 @@ def _oauth2(section: _Section, auth: Auth) -> OAuth2Config | None:
     mailbot.config.ConfigError: smtp.oauth2: is only read when smtp.auth is oauth2
     """
     if auth is not Auth.OAUTH2:
+        section.seen.add("oauth2")
         if "oauth2" in section.data:
             raise ConfigError(
                 section.where("oauth2"), f"is only read when {section.where('auth')} is oauth2"
@@ -403,10 +467,10 @@ def _oauth2(section: _Section, auth: Auth) -> OAuth2Config | None:
     for key in (*_GENERIC_KEYS, "tenant"):
         allowed = Provider.MICROSOFT if key == "tenant" else Provider.GENERIC
         if key in o.data and provider is not allowed:
-            raise ConfigError(o.where(key), f"is only read with provider {allowed.value}")
+            o.mistake(o.where(key), f"is only read with provider {allowed.value}")
     tenant = o.text("tenant", default="common")
     if not re.fullmatch(r"[A-Za-z0-9.-]+", tenant):
-        raise ConfigError(o.where("tenant"), "must be common, organizations or a tenant's id")
+        o.mistake(o.where("tenant"), "must be common, organizations or a tenant's id")
     token_url = _https(o, "token_url", required=provider is Provider.GENERIC)
     authorize_url = _https(o, "authorize_url", required=False)
     device_url = _https(o, "device_url", required=False)
@@ -431,11 +495,12 @@ def _https(section: _Section, key: str, *, required: bool) -> str | None:
     """An endpoint's URL: HTTPS (the token endpoint carries secrets), or http only
     on the loopback address."""
     value: str | None = section.text(key, default=_MISSING if required else None)
-    if value is None:
+    if not value:
         return None
     loopback = re.match(r"http://(127\.0\.0\.1|localhost|\[::1\])[:/]", value)
     if not value.startswith("https://") and not loopback:
-        raise ConfigError(section.where(key), "must be an https:// URL")
+        section.mistake(section.where(key), "must be an https:// URL")
+        return None
     return value
 
 
@@ -468,20 +533,50 @@ _MISSING: Any = _Missing()
 
 
 class _Section:
-    """One mapping of the file; takes its keys one by one, then rejects the rest."""
+    """One mapping of the file; takes its keys one by one, then rejects the rest.
 
-    def __init__(self, data: Any, path: str, environ: Mapping[str, str]) -> None:
+    A mistake is noted in ``mistakes`` (shared by every section of the file) and
+    the reading goes on with a stand-in value, so that one reading finds them all;
+    a section that is not a mapping is noted once and its keys are not asked for.
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        path: str,
+        environ: Mapping[str, str],
+        mistakes: list[ConfigError] | None = None,
+    ) -> None:
+        self.mistakes: list[ConfigError] = [] if mistakes is None else mistakes
+        self.dead = False
         if data is None and not path:
             raise ConfigError("", "the file is empty")
         if not isinstance(data, Mapping):
-            raise ConfigError(path, "must be a mapping of keys to values")
-        self.data = data
+            if not path:
+                raise ConfigError(path, "must be a mapping of keys to values")
+            self.mistakes.append(ConfigError(path, "must be a mapping of keys to values"))
+            data, self.dead = {}, True
+        self.data: Mapping[Any, Any] = data
         self.path = path
         self.environ = environ
         self.seen: set[Any] = set()
 
     def where(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
+
+    def mistake(self, path: str, message: str) -> None:
+        """Note a mistake about ``path`` found by a check across keys."""
+        self.mistakes.append(ConfigError(path, message))
+
+    def check(self, make: Callable[[], T], fallback: T) -> T:
+        """What ``make()`` gives, or ``fallback`` once its mistake is noted."""
+        if self.dead:
+            return fallback
+        try:
+            return make()
+        except ConfigError as exc:
+            self.mistakes.extend(exc.mistakes)
+            return fallback
 
     def _raw(self, key: str, default: Any) -> tuple[Any, bool]:
         """The value and whether it came (wholly) from a ``${VAR}``."""
@@ -497,10 +592,19 @@ class _Section:
         return value, False
 
     def section(self, key: str, optional: bool = False) -> _Section:
-        value, _ = self._raw(key, {} if optional else _MISSING)
-        return _Section({} if value is None and optional else value, self.where(key), self.environ)
+        def make() -> _Section:
+            value, _ = self._raw(key, {} if optional else _MISSING)
+            data = {} if value is None and optional else value
+            return _Section(data, self.where(key), self.environ, self.mistakes)
+
+        dead = _Section({}, self.where(key), self.environ, self.mistakes)
+        dead.dead = True
+        return self.check(make, dead)
 
     def text(self, key: str, default: Any = _MISSING, empty: bool = False) -> Any:
+        return self.check(lambda: self._text(key, default, empty), _fallback(default, ""))
+
+    def _text(self, key: str, default: Any, empty: bool) -> Any:
         value, _ = self._raw(key, default)
         if value is None and default is None:
             return None
@@ -515,6 +619,10 @@ class _Section:
     def whole(
         self, key: str, default: Any = _MISSING, low: int = 0, high: int | None = None
     ) -> int:
+        fallback: int = _fallback(default, low)
+        return self.check(lambda: self._whole(key, default, low, high), fallback)
+
+    def _whole(self, key: str, default: Any, low: int, high: int | None) -> int:
         value, from_environment = self._raw(key, default)
         if from_environment and re.fullmatch(r"\s*[+-]?\d+\s*", value):
             value = int(value)
@@ -530,6 +638,10 @@ class _Section:
         return self.whole(key, low=1, high=65535)
 
     def flag(self, key: str, default: Any = _MISSING) -> bool:
+        fallback: bool = _fallback(default, False)
+        return self.check(lambda: self._flag(key, default), fallback)
+
+    def _flag(self, key: str, default: Any) -> bool:
         value, from_environment = self._raw(key, default)
         if from_environment and value.strip().lower() in ("true", "false"):
             value = value.strip().lower() == "true"
@@ -539,6 +651,9 @@ class _Section:
 
     def words(self, key: str) -> tuple[str, ...]:
         """A list of words (or one text of words separated by spaces); empty when left out."""
+        return self.check(lambda: self._words(key), ())
+
+    def _words(self, key: str) -> tuple[str, ...]:
         value, _ = self._raw(key, [])
         if isinstance(value, str):
             value = value.split()
@@ -547,11 +662,15 @@ class _Section:
         return tuple(value)
 
     def choice(self, key: str, kind: type[E], default: Any = _MISSING) -> E:
+        fallback: E = _fallback(default, next(iter(kind)))
+        return self.check(lambda: self._choice(key, kind, default), fallback)
+
+    def _choice(self, key: str, kind: type[E], default: Any) -> E:
         if default is not _MISSING and key not in self.data:
             self.seen.add(key)
             chosen: E = default
             return chosen
-        value = self.text(key)
+        value = self._text(key, _MISSING, False)
         try:
             return kind(value)
         except ValueError:
@@ -559,9 +678,22 @@ class _Section:
             raise ConfigError(self.where(key), f"must be one of {members}") from None
 
     def finish(self) -> None:
+        if self.dead:
+            return
         for key in self.data:
             if key not in self.seen:
-                raise ConfigError(self.where(str(key)), "unknown key")
+                self.mistakes.append(ConfigError(self.where(str(key)), "unknown key"))
+
+
+def _fallback(default: Any, otherwise: Any) -> Any:
+    """The value a key stands for once its mistake is noted: its default, or ``otherwise``."""
+    return otherwise if default is _MISSING or default is None else default
+
+
+def _check_listen(path: str, listen: str) -> None:
+    host, _, port = listen.rpartition(":")
+    if not host.strip("[]") or not port.isdigit() or not 0 < int(port) <= 65535:
+        raise ConfigError(path, "must be host:port (like 127.0.0.1:9464)")
 
 
 def _check_database(url: str) -> None:

@@ -44,11 +44,13 @@ from mailbot.courier import Courier, deliver, shareable
 from mailbot.desk import Desk, Outcome, Policy
 from mailbot.health import POLL, SWEEP, beat
 from mailbot.inbox import Fetched, Mailbox, MailboxError, OAuthRefused
+from mailbot.metrics import Served, serve
 from mailbot.notices import Renderer
 from mailbot.oauth import TokenRevoked
 from mailbot.outage import StoreUnavailable, diagnose
 from mailbot.outbox import Delivery, queue
 from mailbot.postman import Postman
+from mailbot.service import Service
 from mailbot.store import Game, Move, Notice, Outbox, Tournament
 
 log = logging.getLogger(__name__)
@@ -384,6 +386,11 @@ class Daemon:
         self._outage: str | None = None
         #: What each tournament's published pages last showed (see :func:`publish_all`).
         self._pages: dict[str, tuple[object, ...]] = {}
+        #: systemd's side (sd_notify); does nothing outside a Type=notify unit.
+        self.service = Service()
+        self._ready = False
+        #: The metrics endpoint and what this process measures, if configured.
+        self.metrics: Served | None = None
 
     # -- signals ---------------------------------------------------------------
 
@@ -399,6 +406,7 @@ class Daemon:
         again = self.stopping.is_set()
         if not again:
             log.info("signal %s: stopping", signum)
+            self.service.stopping()
             signal.setitimer(signal.ITIMER_REAL, FORCE_STOP_AFTER)
         self.stopping.set()
         if not self._holding or again:
@@ -427,11 +435,28 @@ class Daemon:
         else:
             log.debug("%s; trying again in %.0f s", problem, delay)
         self._outage = problem
+        self._be_ready(f"waiting to try again: {problem}"[:400])
 
     def _up(self) -> None:
         if self._outage is not None:
             log.info("working again after: %s", self._outage)
             self._outage = None
+        self._be_ready("working: waiting for mail")
+
+    def _be_ready(self, status: str) -> None:
+        """READY=1 the first time the database answers (IMAP may be down: STATUS says so),
+        then STATUS= whenever it changes."""
+        if self._ready:
+            self.service.status(status)
+            return
+        try:
+            with self.sessions() as session:
+                session.execute(select(1))
+        except Exception:
+            self.service.status(f"waiting for the database: {status}"[:400])
+            return
+        self._ready = True
+        self.service.ready(status)
 
     def _token_refused(self, problem: TokenRevoked) -> None:
         """Tell the directors once, if SMTP works (its own token may be refused too)."""
@@ -443,17 +468,31 @@ class Daemon:
             log.info("the directors are told that the IMAP login is refused (%d)", len(queued))
 
     def _sleep(self, seconds: float, watched: Path | None) -> None:
-        """Wait ``seconds``; with a token file ``watched``, end as soon as it changes."""
-        if watched is None:
-            time.sleep(seconds)
-            return
-        before = _stamp(watched)
+        """Wait ``seconds`` (telling systemd's watchdog the loop is alive); with a token
+        file ``watched``, end as soon as it changes."""
+        before = _stamp(watched) if watched is not None else None
         deadline = time.monotonic() + seconds
         while not self.stopping.is_set():
+            self.service.alive()
             left = deadline - time.monotonic()
-            if left <= 0 or _stamp(watched) != before:
+            if left <= 0 or (watched is not None and _stamp(watched) != before):
                 return
-            time.sleep(min(0.5, left))
+            time.sleep(min(0.5 if watched is not None else self.service.wake_within(left), left))
+
+    def _wait(self, mailbox: Mailbox) -> None:
+        """Wait for mail up to ``imap.idle_seconds``, waking in time for the watchdog."""
+        imap = self.config.imap
+        deadline = time.monotonic() + imap.idle_seconds
+        while not self.stopping.is_set():
+            self.service.alive()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            poll = min(imap.poll_seconds, self.service.wake_within(imap.poll_seconds))
+            if mailbox.wait(self.service.wake_within(left), poll):
+                return
+            if self.sweep_due.is_set():
+                return
 
     # -- the work ----------------------------------------------------------------
 
@@ -464,8 +503,11 @@ class Daemon:
             return False
         self.sweep_due.clear()
         try:
+            started = time.monotonic()
             with self._hold():
                 self.sweep(wall_clock())
+            if self.metrics is not None:
+                self.metrics.process.sweep_seconds.observe(time.monotonic() - started)
             beat(self.sessions, SWEEP)
             return True
         except Exception as exc:
@@ -490,15 +532,25 @@ class Daemon:
             log.error("outbox: %s: %s", type(exc).__name__, exc)
             log.debug("the failure in full", exc_info=True)
             return
+        self._count(delivery)
         if delivery.sent or delivery.deferred or delivery.failed:
             log.info("outbox: %s", delivery.line())
 
+    def _count(self, delivery: Delivery) -> None:
+        if self.metrics is not None and delivery.deferred:
+            self.metrics.process.deferred.inc(delivery.deferred)
+
     def _pass(self, mailbox: Mailbox) -> None:
+        started = time.monotonic()
         counts = self._read(mailbox)
+        if self.metrics is not None:
+            self.metrics.process.poll_seconds.observe(time.monotonic() - started)
+            self.metrics.process.backlog.set(sum(counts.values()))
         if counts:
             log.info("read %s", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
         beat(self.sessions, POLL, ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
         self._up()
+        self.service.alive()
         swept = self._maybe_sweep()
         self._deliver()
         if counts or swept or not self._published:
@@ -515,6 +567,7 @@ class Daemon:
             self._is_stopping,
             self._hold,
         )
+        self._count(delivery)
         if delivery.sent or delivery.deferred or delivery.failed:
             log.info("outbox (while reading): %s", delivery.line())
         return counts
@@ -539,6 +592,17 @@ class Daemon:
         if written:
             log.info("site: %d files written", written)
 
+    def _serve_metrics(self) -> None:
+        """Serve /metrics at ``metrics.listen``; a port that cannot be had is one line,
+        and the bot works on without metrics."""
+        listen = self.config.metrics_listen
+        if listen is None:
+            return
+        try:
+            self.metrics = serve(listen, self.sessions)
+        except OSError as exc:
+            log.error("metrics: cannot listen on %s (%s); no metrics served", listen, exc)
+
     def _scheduler(self) -> BackgroundScheduler:
         """APScheduler marks the daily sweep due; the loop runs it between IDLE waits."""
         zone = ZoneInfo(self.config.timezone)
@@ -558,6 +622,8 @@ class Daemon:
         scheduler = self._scheduler()
         scheduler.start()
         self.sweep_due.set()  # catch up on whatever fell due while the bot was down
+        self._serve_metrics()
+        self._be_ready("starting: connecting to IMAP")
         try:
             return self._loop()
         except _Stop:
@@ -565,6 +631,8 @@ class Daemon:
             return 0
         finally:
             scheduler.shutdown(wait=False)
+            if self.metrics is not None:
+                self.metrics.close()
             # the work has ended: the stop timer must not outlive it, or it lands while
             # the interpreter exits, when the default action of SIGALRM kills the process
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -582,7 +650,7 @@ class Daemon:
                         delay = 1.0
                         if self.stopping.is_set():
                             break
-                        mailbox.wait(imap.idle_seconds, imap.poll_seconds)
+                        self._wait(mailbox)
                 continue
             except MailboxError as exc:
                 problem = str(exc)

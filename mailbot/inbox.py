@@ -11,11 +11,13 @@ invariant 1). The received time of a message is its INTERNALDATE.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dataclasses
 import datetime
 import hashlib
 import logging
+import re
 import ssl
 import time
 from collections.abc import Iterator
@@ -38,8 +40,23 @@ TIMEOUT = 15.0
 
 
 def _reason(exc: BaseException) -> str:
-    """An error in a few words for the one line an operator reads."""
-    text = str(exc).strip() or type(exc).__name__
+    """An error in a few words for the one line an operator reads: the server's own
+    words, not a Python ``b'...'`` (imaplib keeps the server's answer as bytes).
+
+    >>> _reason(LoginError(b"[AUTHENTICATIONFAILED] Authentication failed."))
+    'Authentication failed. [AUTHENTICATIONFAILED]'
+    >>> _reason(LoginError("b'[AUTHENTICATIONFAILED] Authentication failed.'"))
+    'Authentication failed. [AUTHENTICATIONFAILED]'
+    """
+    first = exc.args[0] if len(exc.args) == 1 else None
+    text = first.decode("utf-8", "replace") if isinstance(first, bytes) else str(exc)
+    quoted = re.fullmatch(r"b(['\"])(.*)\1", text.strip(), re.DOTALL)
+    if quoted:  # imapclient passes on str() of imaplib's bytes: "b'...'"
+        text = ast.literal_eval(quoted.group(0)).decode("utf-8", "replace")
+    text = text.strip() or type(exc).__name__
+    code = re.match(r"\[([A-Z-]+)\]\s*(.*)", text)  # an RFC 5530 response code first
+    if code and code.group(2):
+        text = f"{code.group(2)} [{code.group(1)}]"
     return text.splitlines()[0][:300]
 
 
