@@ -1062,11 +1062,13 @@ def infrastructure_problem(exc: Exception, config: Config | None, path: Path) ->
         TimeoutError,
     )
 
-    from mailbot.inbox import MailboxError
+    from mailbot.inbox import MailboxError, OAuthRefused
     from mailbot.outage import StoreUnavailable, fault_of
 
     if isinstance(exc, StoreUnavailable):
         return f"{exc}; {exc.fault.advice(str(path))}"
+    if isinstance(exc, OAuthRefused):
+        return str(exc)  # it names the account and the fix (a command, or a key to change)
     if isinstance(exc, MailboxError) and "refused the login" in str(exc):
         return f"{exc} in {path}"  # the server runs: the account is the question
     if isinstance(exc, MailboxError):

@@ -255,8 +255,6 @@ class Config:
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
-#: The form of a log line, in every process of the bot.
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _VARIABLE = re.compile(r"\$(\$)?\{([^}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

@@ -36,7 +36,8 @@ from multiprocessing.process import BaseProcess
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot.config import LOG_FORMAT, Config
+from mailbot.config import Config
+from mailbot.logs import child_handler, set_level
 from mailbot.notifier import tell_director_undeliverable
 from mailbot.outbox import Delivery, deliver_due
 from mailbot.postman import Postman
@@ -151,10 +152,9 @@ class _Heard:
 def _run(config: Config, url: str, now: datetime.datetime, conn: Connection, level: int) -> None:
     """The courier's process: send, wait for the next batch, send, until told to finish."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the pass, which decides
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter(LOG_FORMAT))
-    logging.getLogger().addHandler(handler)
-    logging.getLogger().setLevel(level)
+    # the same place and form as the pass's own lines (a log file, JSON)
+    logging.getLogger().addHandler(child_handler(config.log_file, config.log_format))
+    set_level(level)
     engine = make_engine(url)
     sessions = session_factory(engine)
     postman = Postman(config.smtp)

@@ -53,6 +53,14 @@ def formatter(kind: str) -> logging.Formatter:
     return logging.Formatter(TEXT_FORMAT)
 
 
+def set_level(level: str | int) -> None:
+    """Log the bot's own lines from ``level`` on; the libraries' from WARNING unless DEBUG."""
+    logging.getLogger().setLevel(level)
+    debug = level in ("DEBUG", logging.DEBUG)
+    for name in CHATTY:
+        logging.getLogger(name).setLevel(logging.DEBUG if debug else logging.WARNING)
+
+
 class LogSetup:
     """The log handler of one command; :meth:`apply` sets what the configuration says."""
 
@@ -68,9 +76,7 @@ class LogSetup:
 
     def level(self, level: str) -> None:
         """The level of the bot's own lines; the libraries' stay at WARNING unless DEBUG."""
-        self.root.setLevel(level)
-        for name in CHATTY:
-            logging.getLogger(name).setLevel(level if level == "DEBUG" else "WARNING")
+        set_level(level)
 
     def apply(self, level: str, log_file: str | None = None, log_format: str = "text") -> None:
         """Log at ``level``, to ``log_file`` if given (else stderr), in ``log_format``.
