@@ -1,11 +1,11 @@
-"""The clock: days per move, time controls, oversteps and deadlines (rules.md 2.1-2.3).
+"""The clock: days per move, time controls, oversteps and deadlines (docs/rules.md 2.1-2.3).
 
 Every function here is pure: instants are timezone-aware ``datetime`` values
 passed in by the caller (the bot's own date stamps; "now" for a move still
 being thought about), and calendar arithmetic is done in the tournament's
 time zone (by default the profile's).
 
-Days on one move (rules.md 2.1). ``received`` is the instant the bot
+Days on one move (docs/rules.md 2.1). ``received`` is the instant the bot
 forwarded the opponent's move to the player, ``sent`` the instant the
 player's reply arrived::
 
@@ -20,7 +20,7 @@ player's reply arrived::
 The same functions with ``sent=now`` give the days running on the move the
 player is thinking about.
 
-Time control (rules.md 2.2): a player's history is a sequence of
+Time control (docs/rules.md 2.2): a player's history is a sequence of
 :class:`MoveTime` values and :class:`Penalty` values; :func:`control_state`
 says how much time is used, where the next control is and whether the player
 overstepped::
@@ -156,7 +156,7 @@ def _elapsed_off_leave(
     return elapsed
 
 
-# -- days on one move (rules.md 2.1) ----------------------------------------
+# -- days on one move (docs/rules.md 2.1) ----------------------------------------
 
 
 def _raw_days(
@@ -193,7 +193,7 @@ def move_days(
     leave: Iterable[Leave] = (),
     tz: tzinfo | None = None,
 ) -> int:
-    """The days a player used on one move (rules.md 2.1).
+    """The days a player used on one move (docs/rules.md 2.1).
 
     ``received``: the instant the bot forwarded the opponent's move to the
     player; ``sent``: the instant the player's reply arrived (with
@@ -315,7 +315,7 @@ def days_reached_at(
     return _raw_days_reached_at(profile, received, _undoubled(profile, days), tuple(leave), tz)
 
 
-# -- time control and oversteps (rules.md 2.2) ----------------------------
+# -- time control and oversteps (docs/rules.md 2.2) ----------------------------
 
 
 @dataclasses.dataclass(frozen=True)
@@ -393,7 +393,7 @@ def control_state(
     running_days: int | None = None,
     awarded: Collection[int] = (),
 ) -> ControlState:
-    """Used time, the next control and the oversteps of one player (rules.md 2.2).
+    """Used time, the next control and the oversteps of one player (docs/rules.md 2.2).
 
     ``moves``: the player's completed moves in order, consecutive numbers;
     ``running_days``: the days running on the move being thought about (None

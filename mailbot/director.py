@@ -12,7 +12,7 @@ Bulgarian or Russian::
     extend BG-2026-E1 2027-12-31  (art. 50)
     result BG-2026-E1/3 1/2-1/2   (art. 53-55: adjudicated result; the game may be
                                   left out in a reply to the adjudication packet)
-    withdraw ivanov valid         (rules.md 6; "valid" if the reason is valid)
+    withdraw ivanov valid         (docs/rules.md 6; "valid" if the reason is valid)
     address ivanov ivan@mail.example   (the player's address from now on)
     rename ivanov Ivan Ivanov-Petrov   (the player's name as mail and the PGN show it)
     replace ivanov popov "Pavel Popov" popov@example.org

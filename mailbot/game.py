@@ -1,4 +1,4 @@
-"""How a correspondence game ends (rules.md sections 3, 4 and 6).
+"""How a correspondence game ends (docs/rules.md sections 3, 4 and 6).
 
 A game ends on the board (checkmate, stalemate, a dead position), by the
 players (resignation, an agreed draw, a draw claim), or by a decision
@@ -668,7 +668,7 @@ ADJUDICATION_MIN_AVERAGE_MOVES = 25
 def decide_withdrawal(
     games: Iterable[PlayerGame], policy: WithdrawalPolicy, *, valid_reason: bool
 ) -> tuple[WithdrawalDecision, ...]:
-    """The fate of a withdrawn player's games (rules.md section 6).
+    """The fate of a withdrawn player's games (docs/rules.md section 6).
 
     ``games`` are all of the player's games, finished ones included: they
     count for the ICCF rule. Decisions cover the unfinished games, and every

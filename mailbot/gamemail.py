@@ -30,7 +30,7 @@ from mailbot.store import Claim, Game, Player
 
 
 def game_headers(g: Game, event: str, *, reply: bool = False) -> dict[str, str]:
-    """``Auto-Submitted`` and the ``X-Mailbot-*`` headers of CONTRACT.md for game ``g``."""
+    """``Auto-Submitted`` and the ``X-Mailbot-*`` headers of docs/contract.md for game ``g``."""
     sums = totals(g)
     headers = {
         "Auto-Submitted": "auto-replied" if reply else "auto-generated",

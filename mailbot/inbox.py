@@ -2,7 +2,7 @@
 
 Messages are fetched with ``BODY.PEEK[]`` (nothing is marked read), each
 tagged with its folder, UIDVALIDITY and UID, and moved to the done folder
-only after the caller has committed what it did with them (design.md,
+only after the caller has committed what it did with them (docs/architecture.md,
 invariant 1). The received time of a message is its INTERNALDATE.
 
 >>> Fetched("INBOX", 7, 42, b"", datetime.datetime(2026, 3, 5, tzinfo=datetime.UTC)).key

@@ -1,4 +1,4 @@
-"""What a message asks for, besides a move: the words of CONTRACT.md.
+"""What a message asks for, besides a move: the words of docs/contract.md.
 
 A line that starts with one of the words (any case, English, Bulgarian or
 Russian) is a command; a word may also follow a move on its line
@@ -24,7 +24,7 @@ from mailbot.phrase import Phrase
 
 
 class Word(enum.Enum):
-    """A command word of CONTRACT.md ("Words in mail")."""
+    """A command word of docs/contract.md ("Words in mail")."""
 
     DRAW = "draw"
     ACCEPT = "accept"

@@ -1,4 +1,4 @@
-"""Leave: whole calendar days on which a player's games pause (rules.md 4).
+"""Leave: whole calendar days on which a player's games pause (docs/rules.md 4).
 
 Sources: art. 42-46 of the Bulgarian rules, ICCF 003 part 1 art. 8a and
 part 2 art. 7a. A leave is a span of calendar days, both ends included

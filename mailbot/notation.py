@@ -1,4 +1,4 @@
-"""Writing and reading moves in the notations of correspondence chess (rules.md 3.1).
+"""Writing and reading moves in the notations of correspondence chess (docs/rules.md 3.1).
 
 Writing gives the full notation the rules ask for (art. 7 note 2, art. 8): the
 from-square and the to-square, the piece letter of the agreed notation, the
@@ -84,7 +84,7 @@ __all__ = [
 
 
 class Notation(enum.Enum):
-    """The notations of rules.md 3.1, by their start-list names."""
+    """The notations of docs/rules.md 3.1, by their start-list names."""
 
     EN = "en"
     BG_CYRILLIC = "bg-cyrillic"

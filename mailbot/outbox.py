@@ -2,7 +2,7 @@
 
 A row is queued in the same transaction as the change that caused it, sent
 later, retried with back-off while the server fails, and marked sent only
-after the server accepted it (design.md, invariant 4). Its Message-ID is
+after the server accepted it (docs/architecture.md, invariant 4). Its Message-ID is
 fixed when it is queued, so a resend after a crash is recognisable.
 
 Each row is composed and sent on its own, so one bad row never holds up the

@@ -1,4 +1,4 @@
-"""Rule profiles: the federations' rules as data (rules.md section 2).
+"""Rule profiles: the federations' rules as data (docs/rules.md section 2).
 
 Every parameter can be overridden per tournament under ``rules:`` in the
 start list::
@@ -19,7 +19,7 @@ from typing import Any
 
 
 class DayCounting(enum.Enum):
-    """How the days of one move are counted (rules.md 2.1)."""
+    """How the days of one move are counted (docs/rules.md 2.1)."""
 
     #: Calendar days, the day of receipt not counted (art. 8 D).
     CALENDAR_AFTER_RECEIPT = "calendar-after-receipt"
@@ -30,7 +30,7 @@ class DayCounting(enum.Enum):
 
 
 class WithdrawalPolicy(enum.Enum):
-    """What happens to the unfinished games of a withdrawn player (rules.md 6)."""
+    """What happens to the unfinished games of a withdrawn player (docs/rules.md 6)."""
 
     #: Bulgarian art. 47 A: without a valid reason every unfinished game is lost;
     #: with one (art. 48: serious illness, death) the games are adjudicated.

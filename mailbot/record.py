@@ -300,7 +300,7 @@ def awarded_oversteps(g: Game, color: chess.Color) -> list[int]:
 
 
 def control_of(g: Game, color: chess.Color, running_days: int | None = None) -> clock.ControlState:
-    """The player's time-control state (rules.md 2.2), awarded oversteps included."""
+    """The player's time-control state (docs/rules.md 2.2), awarded oversteps included."""
     moves, penalties = history(g, color)
     return clock.control_state(
         profile_of(g.tournament), moves, penalties, running_days, awarded_oversteps(g, color)

@@ -1,4 +1,4 @@
-"""The verdict on a move sent by mail (rules.md 3.2; art. 9, 11-22; ICCF 003 part 1 art. 4).
+"""The verdict on a move sent by mail (docs/rules.md 3.2; art. 9, 11-22; ICCF 003 part 1 art. 4).
 
 :func:`judge` reads one message body (quotes already removed) against the
 game's position and says whether it holds a move to play:
@@ -48,7 +48,7 @@ The rules, in the order they are applied:
 4. **After the move**: the same move written again in another form
    (``e2-e4 (5254)``) is fine. A second, different move for the same side
    (``e2-e4 5244``, ``Nf3 Nc3``) makes the message **unclear** (003 part 1
-   art. 4a). Otherwise what follows is a conditional line (rules.md 2.3): where
+   art. 4a). Otherwise what follows is a conditional line (docs/rules.md 2.3): where
    the tournament allows them, the moves are checked in turn on a copy of the
    board, and at the first one that is not a legal move the rest lapses with a
    reminder; where it does not, the rest is ignored with a reminder.
@@ -124,7 +124,7 @@ __all__ = [
 
 
 class Verdict(enum.Enum):
-    """What a message amounts to (rules.md 3.2)."""
+    """What a message amounts to (docs/rules.md 3.2)."""
 
     #: Playable; played (art. 11).
     LEGAL = "legal"

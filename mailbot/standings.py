@@ -24,7 +24,7 @@ the number of wins, then (when exactly two players are still level) by their
 games against each other. Players level on all of these share the place
 (``'3-4'``) and are listed in start-list order.
 
-Team events (rules.md section 6; the appendix of the Bulgarian rules; 004
+Team events (docs/rules.md section 6; the appendix of the Bulgarian rules; 004
 art. 19-23) score 2 match points for a won match, 1 for a drawn one, 0 for a
 lost one. Each board's result is written from the home team's side
 (``'1-0'``: the home team's player won)::

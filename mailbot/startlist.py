@@ -52,7 +52,7 @@ from mailbot.profile import Profile, ProfileError, profile
 
 #: The languages the bot writes in.
 LANGUAGES = ("en", "bg", "ru")
-#: The notations the bot writes moves in (rules.md 3.1).
+#: The notations the bot writes moves in (docs/rules.md 3.1).
 NOTATIONS = ("en", "bg-cyrillic", "bg-latin", "ru", "de", "iccf-numeric", "figurine")
 
 T = TypeVar("T")
@@ -239,7 +239,7 @@ class StartList:
     director: Director
     players: tuple[PlayerEntry, ...]
     games: tuple[Pairing, ...]
-    #: The words a player writes beside a move reach the opponent (CONTRACT.md).
+    #: The words a player writes beside a move reach the opponent (docs/contract.md).
     forward_messages: bool = True
     #: The TD gets a weekly digest of the event.
     director_digest: bool = False

@@ -1,6 +1,6 @@
 """The deadline pass: repeats, silence, oversteps, leave ends, the end of the event.
 
-Deadlines are data, not timers (design.md, invariant 6): the sweep computes
+Deadlines are data, not timers (docs/architecture.md, invariant 6): the sweep computes
 from the stored games and ``now`` what has fallen due, and records every
 notice it sends in the ``notices`` ledger, keyed by what makes it unique (the
 game, the player, the kind, the ply of the unanswered move). Running it twice,
@@ -369,7 +369,7 @@ def _sweep_game(work: Work, g: Game) -> list[str]:
     ):
         add("repeat", [ev.Repeated(g.id, silent.id, due)])
 
-    # art. 35-36 / rules.md 2.2: an overstep while the player is silent
+    # art. 35-36 / docs/rules.md 2.2: an overstep while the player is silent
     thinking, penalties, awarded = _thinking(g, color)
     state = control_of(g, color)
     number = len(thinking) + 1

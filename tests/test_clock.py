@@ -1,4 +1,4 @@
-"""The clock: the worked examples of rules.md 2.1-2.3 and the seed articles behind them."""
+"""The clock: the worked examples of docs/rules.md 2.1-2.3 and the seed articles behind them."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def history(*days: int, first: int = 1) -> list[MoveTime]:
     return [MoveTime(first + i, d) for i, d in enumerate(days)]
 
 
-# -- rules.md 2.1: the worked examples ---------------------------------------
+# -- docs/rules.md 2.1: the worked examples ---------------------------------------
 
 
 def test_e1_receipt_day_not_counted() -> None:
@@ -280,7 +280,7 @@ def test_server_days_reached_at_exact_hours() -> None:
     assert days_reached_at(ICCF_SERVER, received, 0) == received
 
 
-# -- rules.md 2.2: controls and oversteps ------------------------------------
+# -- docs/rules.md 2.2: controls and oversteps ------------------------------------
 
 
 def test_exactly_the_limit_is_no_overstep() -> None:
@@ -458,7 +458,7 @@ def test_no_overstep_date_when_running_days_cannot_overstep() -> None:
     assert overstep_at(BG_POST, history(*[3] * 8), sofia(5, 1), [Penalty(10, 9)]) is None
 
 
-# -- rules.md 2.3: conditional moves (003 part 1 art. 6g) --------------------
+# -- docs/rules.md 2.3: conditional moves (003 part 1 art. 6g) --------------------
 
 
 def test_conditional_line_003_6g() -> None:

@@ -332,3 +332,22 @@ def test_the_example_files_oauth2_blocks_are_valid(provider: str) -> None:
     config = config_from_mapping({**GOOD, **data}, {"MAILBOT_OAUTH_SECRET": "s"})
     assert config.imap.oauth2 is not None and config.smtp.oauth2 is not None
     assert config.imap.oauth2.token_file == config.smtp.oauth2.token_file
+
+
+def test_the_example_files_optional_keys_uncommented_are_valid_with_their_defaults() -> None:
+    """Every optional key config.example.yaml shows, uncommented, is read as documented."""
+    text = EXAMPLE.read_text(encoding="utf-8")
+    head, _, tail = text.partition("# Optional sections; the values shown are the defaults.\n")
+    optional = "\n".join(
+        line[2:] if line.startswith("# ") else line
+        for line in tail.splitlines()
+        if not line.startswith("# tablebases:")  # a folder this machine has not
+    )
+    config = parse_config(head + optional, ENV)
+    assert config.policy.replies_per_sender_per_day == 20
+    assert config.sweep.hour == 6
+    assert config.health.poll_minutes == 30
+    assert config.log_file == "/var/log/mailbot/mailbot.log"
+    assert config.log_format == "text"
+    assert config.metrics_listen == "127.0.0.1:9464"
+    assert config.bounce_address == "bounces@federation.example"

@@ -282,7 +282,7 @@ QUOTED_LAST = {
     "56-empty-plain-alternative.eml": "e8e6",
 }
 
-# --- moves as the bot writes them (rules.md 3.1), written here independently --------------
+# --- moves as the bot writes them (docs/rules.md 3.1), written here independently --------------
 
 LETTERS = {
     "bg-cyrillic": "ЦДТОК",

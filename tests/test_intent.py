@@ -1,4 +1,4 @@
-"""The command words of a message (CONTRACT.md "Words in mail")."""
+"""The command words of a message (docs/contract.md "Words in mail")."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ Bulgarian full notation, Black in English (short and full algebraic, now and
 then ICCF numeric or Russian letters). Their messages arrive over sixteen
 months, each one answering the last move mail its writer received, some
 quoting it. Every move line the bot forwards is checked against the day
-rule of rules.md 2.1 (art. 8), computed here from the dates alone; at the end
+rule of docs/rules.md 2.1 (art. 8), computed here from the dates alone; at the end
 the PGN the players receive and the one ``mailbot pgn`` prints are the game.
 """
 
@@ -177,7 +177,7 @@ def calendar(plies: int) -> list[Turn]:
 
 @dataclasses.dataclass(frozen=True)
 class Stamp:
-    """The art. 8 dates of one move as rules.md 2.1 defines them."""
+    """The art. 8 dates of one move as docs/rules.md 2.1 defines them."""
 
     forwarded_before: datetime.date | None  # r: the bot forwarded the opponent's move
     counted_from: datetime.date  # r + 1 (the start date for White's first move)

@@ -286,7 +286,7 @@ def test_moves_are_forwarded_and_confirmed_with_the_art8_line(
         b1,
     )
     assert "11.3. – 12.3. – 13.3. = 1 day;" in line_en
-    # the time-control state follows the line, as its own paragraph (rules.md 2.2: 50 days)
+    # the time-control state follows the line, as its own paragraph (docs/rules.md 2.2: 50 days)
     assert (
         f"It is your move.\n\nTime control: {b1} days used of 50 by move 10 ({50 - b1} days left)."
         in text_of(fed.last(SMITH)).replace("\r\n", "\n")

@@ -1,4 +1,4 @@
-"""Writing moves in every notation of rules.md 3.1, and reading them out of mail text."""
+"""Writing moves in every notation of docs/rules.md 3.1, and reading them out of mail text."""
 
 from __future__ import annotations
 

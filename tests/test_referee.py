@@ -1,4 +1,4 @@
-"""Verdicts on moves sent by mail: rules.md 3.2, seed 000 art. 7-22, 003 part 1 art. 2b and 4."""
+"""Verdicts on moves sent by mail: docs/rules.md 3.2, seed 000 art. 7-22, 003 part 1 art. 2b and 4."""
 
 from __future__ import annotations
 
@@ -510,7 +510,7 @@ def test_squares_separated_by_a_space_that_leave_a_word_unused_are_unclear() -> 
     assert [m.uci() for m in allowed.conditional] == ["e7e5"]
 
 
-# --- Conditional lines (rules.md 2.3) -----------------------------------------------------
+# --- Conditional lines (docs/rules.md 2.3) -----------------------------------------------------
 
 
 def test_conditional_line_where_allowed() -> None:

@@ -22,7 +22,7 @@ CONTRACT_EXAMPLE = """\
 index: BG-2026-E1            # appears in every subject; games are INDEX/N
 name: National e-mail championship
 profile: bg-email            # bg-email | bg-post | iccf-postal | iccf-server
-start: 2026-03-01            # clocks start here (rules.md 2.1)
+start: 2026-03-01            # clocks start here (docs/rules.md 2.1)
 end: 2027-06-30
 language: bg                 # en | bg | ru: the bot's language for this event
 notation: bg-cyrillic        # en | bg-cyrillic | bg-latin | ru | de | iccf-numeric | figurine
