@@ -1,4 +1,4 @@
-"""Verdicts on moves sent by mail: docs/rules.md 3.2, seed 000 art. 7-22, 003 part 1 art. 2b and 4."""
+"""Verdicts on moves sent by mail: docs/rules.md 3.2 (art. 7-22; 003 part 1 art. 2b and 4)."""
 
 from __future__ import annotations
 
