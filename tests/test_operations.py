@@ -290,6 +290,15 @@ def test_backed_up_while_running_restored_onto_postgresql_and_back_the_game_goes
         assert rows_of(home) == rows_of(federation)
         status = mailbot("-c", str(home_config), "status", "RUN-1/1")
         assert status.returncode == 0 and "f3" in status.stdout, status.stdout
+        # and goes on there too: Black's answer is played and forwarded to White
+        client = login(imap_account)
+        try:
+            client.append("INBOX", _move(BLACK, "2... Nb8-c6"), msg_time=datetime.datetime.now(UTC))
+        finally:
+            client.logout()
+        done = mailbot("-c", str(home_config), "poll")
+        assert done.returncode == 0 and "handled=1" in done.stdout, done.stderr
+        assert smtp_sink.to(WHITE)[-1].message["X-Mailbot-Move"] == "b8c6"
         sweep = mailbot("-c", str(home_config), "sweep")
         assert sweep.returncode == 0, sweep.stderr
     finally:
