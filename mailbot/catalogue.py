@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from mailbot.phrase import Phrase
+from mailbot.rules.phrase import Phrase
 
 __all__ = ["Phrase", "codes", "has", "say"]
 

@@ -179,9 +179,9 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
 )
 def tournament_import(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot.courier import deliver
-    from mailbot.events import TournamentStarted
     from mailbot.notifier import Notifier
     from mailbot.postman import Postman
+    from mailbot.rules.events import TournamentStarted
 
     _fix_now(ctx, args)
     path: Path = args.file

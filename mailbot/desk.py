@@ -43,7 +43,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot import bounces, director, handlers, trust
-from mailbot import events as ev
 from mailbot.addresses import normal_address
 from mailbot.handlers import answers, digest, orders
 from mailbot.handlers import requests as handler_requests
@@ -57,6 +56,7 @@ from mailbot.outage import StoreUnavailable, diagnose, fault_of, probe, where_of
 from mailbot.outbox import bounce_of
 from mailbot.postman import compose_address
 from mailbot.record import tag_of
+from mailbot.rules import events as ev
 from mailbot.store import (
     BOUNCES_MARKED,
     Game,
@@ -102,7 +102,7 @@ class Policy:
     replies_per_sender_per_day: int = 20
     #: The days of the reply cap are counted in this time zone.
     timezone: str = "UTC"
-    #: The folder of the Syzygy tables, if installed (:mod:`mailbot.tablebase`).
+    #: The folder of the Syzygy tables, if installed (:mod:`mailbot.rules.tablebase`).
     tablebases: str | None = None
 
     @property
@@ -705,7 +705,7 @@ class Desk:
         mail that reports no failure (ignored as automatic mail).
 
         A permanent failure marks the row ``bounced`` and tells who must know
-        (:class:`~mailbot.events.Bounced`); a temporary one is noted on the row and
+        (:class:`~mailbot.rules.events.Bounced`); a temporary one is noted on the row and
         told to nobody; a report that names no row the bot sent to that address,
         or a row that bounced already, changes nothing.
         """

@@ -25,12 +25,9 @@ import chess
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from mailbot import clock
-from mailbot import events as ev
 from mailbot.intent import said
 from mailbot.letters import read_letter
 from mailbot.notices import long_date
-from mailbot.phrase import Phrase
 from mailbot.record import (
     awarded_oversteps,
     history,
@@ -38,6 +35,9 @@ from mailbot.record import (
     tag_of,
     waiting,
 )
+from mailbot.rules import clock
+from mailbot.rules import events as ev
+from mailbot.rules.phrase import Phrase
 from mailbot.store import Claim, Game, Move, Player, Tournament
 
 __all__ = [

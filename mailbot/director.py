@@ -41,13 +41,13 @@ import chess
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from mailbot import events as ev
-from mailbot import game
 from mailbot.addresses import AddressError, check_address
 from mailbot.gamemail import claim_end, end_game
-from mailbot.leave import parse_date
-from mailbot.phrase import Phrase
 from mailbot.record import color_of, control_of, profile_of, tag_of
+from mailbot.rules import events as ev
+from mailbot.rules import game
+from mailbot.rules.leave import parse_date
+from mailbot.rules.phrase import Phrase
 from mailbot.store import (
     Claim,
     Game,

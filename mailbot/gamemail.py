@@ -15,9 +15,6 @@ from zoneinfo import ZoneInfo
 import chess
 from sqlalchemy.orm import Session
 
-from mailbot import events as ev
-from mailbot import game
-from mailbot.notation import Notation, write_move
 from mailbot.record import (
     board_of,
     control_of,
@@ -26,6 +23,9 @@ from mailbot.record import (
     tag_of,
     totals,
 )
+from mailbot.rules import events as ev
+from mailbot.rules import game
+from mailbot.rules.notation import Notation, write_move
 from mailbot.store import Claim, Game, Player
 
 

@@ -2,7 +2,7 @@
 
 A line that starts with one of the words (any case, English, Bulgarian or
 Russian) is a command; a word may also follow a move on its line
-(``23. Дd1-d4 draw``). The move itself is read by :mod:`mailbot.referee`.
+(``23. Дd1-d4 draw``). The move itself is read by :mod:`mailbot.rules.referee`.
 
 >>> words = read_words("23. Дd1-d4 реми")
 >>> [w.word for w in words.commands]
@@ -18,9 +18,9 @@ import datetime
 import enum
 import re
 
-from mailbot.leave import parse_date
-from mailbot.notation import read_moves
-from mailbot.phrase import Phrase
+from mailbot.rules.leave import parse_date
+from mailbot.rules.notation import read_moves
+from mailbot.rules.phrase import Phrase
 
 
 class Word(enum.Enum):

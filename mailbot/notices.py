@@ -28,7 +28,7 @@ import jinja2
 from mailbot import catalogue
 from mailbot.catalogue import plural
 from mailbot.diagram import html_diagram, text_diagram
-from mailbot.phrase import Phrase
+from mailbot.rules.phrase import Phrase
 
 LANGUAGES = ("en", "bg", "ru")
 

@@ -1,7 +1,7 @@
 """The only composer of mail: events in, outbox rows out.
 
 Whatever the desk, the sweep or the director's orders decided arrives here as
-:mod:`~mailbot.events`; the notifier decides who hears of each, in which
+:mod:`~mailbot.rules.events`; the notifier decides who hears of each, in which
 language and with which template, and queues the messages (in the caller's
 transaction) with the contract's subject and headers. No other module queues
 mail::
@@ -28,17 +28,13 @@ import chess
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from mailbot import events as ev
-from mailbot import referee
 from mailbot.catalogue import say
 from mailbot.digest import director_digest, games_of, opponent_moves_since, words_of
 from mailbot.gamemail import game_headers, game_subject, game_summary
 from mailbot.intent import help_words
-from mailbot.notation import Notation, write_line, write_move
 from mailbot.notices import Rendered, Renderer
 from mailbot.orderkeys import KEY_DAYS, new_key, reply_to
 from mailbot.outbox import UNDELIVERABLE, bounced_moves, queue, recipients_tournaments
-from mailbot.phrase import Phrase
 from mailbot.record import (
     MoveLine,
     board_of,
@@ -56,6 +52,10 @@ from mailbot.record import (
     totals,
     write_pair_from,
 )
+from mailbot.rules import events as ev
+from mailbot.rules import referee
+from mailbot.rules.notation import Notation, write_line, write_move
+from mailbot.rules.phrase import Phrase
 from mailbot.store import (
     LATEST_MAIL,
     Claim,

@@ -70,7 +70,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import chess
 import chess.pgn
 
-from mailbot.game import Termination
+from mailbot.rules.game import Termination
 
 #: The results of the PGN standard; ``*`` is a game without one (unfinished or, with
 #: its ``Termination`` tag saying so, annulled).
@@ -181,7 +181,7 @@ class GameRecord:
 
     ``start`` is the game's start (the tournament start, art. 24); it fills
     both ``Date`` and ``EventDate``. ``reason`` is the sentence written
-    after the last move (for instance a :class:`mailbot.game.GameEnd`
+    after the last move (for instance a :class:`mailbot.rules.game.GameEnd`
     reason); without it the termination is named. ``days_per_control`` and
     ``moves_per_control`` fill ``CorrespondenceTime``. ``extra_tags`` come
     last and may not replace the tags written here.

@@ -15,11 +15,12 @@ from zoneinfo import ZoneInfo
 
 import chess
 
-from mailbot import clock, game, pgn
-from mailbot.leave import Leave as LeavePeriod
-from mailbot.notation import Notation, write_move
-from mailbot.profile import DayCounting, Profile, profile
-from mailbot.result import Result
+from mailbot import pgn
+from mailbot.rules import clock, game
+from mailbot.rules.leave import Leave as LeavePeriod
+from mailbot.rules.notation import Notation, write_move
+from mailbot.rules.profile import DayCounting, Profile, profile
+from mailbot.rules.result import Result
 from mailbot.store import Game, Player, Tournament
 
 

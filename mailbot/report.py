@@ -15,7 +15,6 @@ import chess
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from mailbot import clock
 from mailbot.diagram import text_diagram
 from mailbot.digest import NEAR
 from mailbot.record import (
@@ -32,7 +31,8 @@ from mailbot.record import (
     totals,
     waiting,
 )
-from mailbot.standings import (
+from mailbot.rules import clock
+from mailbot.rules.standings import (
     Crosstable,
     Match,
     TeamTable,

@@ -14,11 +14,11 @@ from zoneinfo import ZoneInfo
 import chess
 from sqlalchemy import select
 
-from mailbot import events as ev
-from mailbot import game, leave, tablebase
 from mailbot.gamemail import end_game, settle_adjudication_claims, withdrawal_adjudication
-from mailbot.phrase import Phrase
 from mailbot.record import board_of, color_name, color_of, notation_for, profile_of, write_pair
+from mailbot.rules import events as ev
+from mailbot.rules import game, leave, tablebase
+from mailbot.rules.phrase import Phrase
 from mailbot.store import Claim, DelayNotice, Game, Leave, LeaveExtra, Player
 from mailbot.work import Work
 
@@ -170,7 +170,7 @@ def claim(req: Request, g: Game, rest: str, body: str, tables: str | None = None
 
 def tablebase_claim(req: Request, g: Game, tables: str | None) -> None:
     """003 part 1 art. 11b: a win by the tablebases; the director decides, with what the
-    installed tables (:mod:`mailbot.tablebase`) say of the position in the packet."""
+    installed tables (:mod:`mailbot.rules.tablebase`) say of the position in the packet."""
     color = color_of(g, req.player)
     board = board_of(g)
     p = profile_of(g.tournament)

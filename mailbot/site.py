@@ -58,13 +58,14 @@ import markupsafe
 import yaml
 from sqlalchemy.orm import Session, object_session
 
-from mailbot import clock, record, report
+from mailbot import record, report
 from mailbot.catalogue import plural
-from mailbot.notation import Notation, write_move
 from mailbot.notices import LANGUAGES, long_date, template_dir
 from mailbot.outbox import bounced_moves
-from mailbot.result import Result
-from mailbot.standings import ANNULLED_MARK, UNFINISHED_MARK, format_points
+from mailbot.rules import clock
+from mailbot.rules.notation import Notation, write_move
+from mailbot.rules.result import Result
+from mailbot.rules.standings import ANNULLED_MARK, UNFINISHED_MARK, format_points
 from mailbot.store import Game, Player, Tournament
 
 __all__ = ["board_svg", "game_page", "write_site"]

@@ -47,8 +47,8 @@ from typing import Any, TypeVar
 import yaml
 
 from mailbot.addresses import AddressError, check_address, normal_address, without_tag
-from mailbot.pairings import round_robin, team_round_robin
-from mailbot.profile import Profile, ProfileError, profile
+from mailbot.rules.pairings import round_robin, team_round_robin
+from mailbot.rules.profile import Profile, ProfileError, profile
 
 #: The languages the bot writes in.
 LANGUAGES = ("en", "bg", "ru")

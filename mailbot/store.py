@@ -71,7 +71,7 @@ from sqlalchemy.orm.attributes import get_history
 from sqlalchemy.orm.base import PassiveFlag
 from sqlalchemy.types import TypeDecorator
 
-from mailbot.result import Colour, Result
+from mailbot.rules.result import Colour, Result
 from mailbot.startlist import StartList
 
 __all__ = [

@@ -26,8 +26,7 @@ from sqlalchemy import Select, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot import clock, digest, game
-from mailbot import events as ev
+from mailbot import digest
 from mailbot.gamemail import (
     claim_end,
     end_game,
@@ -36,7 +35,6 @@ from mailbot.gamemail import (
 )
 from mailbot.notices import Renderer
 from mailbot.notifier import Notifier
-from mailbot.profile import Profile
 from mailbot.record import (
     awarded_oversteps,
     color_name,
@@ -46,6 +44,9 @@ from mailbot.record import (
     profile_of,
     waiting,
 )
+from mailbot.rules import clock, game
+from mailbot.rules import events as ev
+from mailbot.rules.profile import Profile
 from mailbot.store import GAME_STATE, Claim, Game, Leave, Notice, Player, Tournament
 from mailbot.work import Work
 

@@ -6,7 +6,7 @@ stamps them with ``now`` (and with the message that caused them), and tells
 what happened with :meth:`Work.tell`; the caller hands the events to the
 notifier when the work is done::
 
-    >>> from mailbot import events as ev
+    >>> from mailbot.rules import events as ev
     >>> work = Work(session=None, now=None)  # type: ignore[arg-type]
     >>> work.tell(ev.DelayNoted(game=1, player=2))
     >>> work.events
@@ -20,7 +20,7 @@ import datetime
 
 from sqlalchemy.orm import Session
 
-from mailbot import events as ev
+from mailbot.rules import events as ev
 
 
 @dataclasses.dataclass

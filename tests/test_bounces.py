@@ -266,8 +266,8 @@ def test_an_address_that_bounces_three_times_is_marked_and_the_td_asked_to_corre
 
 
 def test_a_bounced_start_mail_tells_the_td_who_cannot_be_reached(bench: Bench) -> None:
-    from mailbot import events as ev
     from mailbot.notifier import Notifier
+    from mailbot.rules import events as ev
 
     with bench.sessions.begin() as session:
         Notifier(session, f"Federation CC <{BOT}>", at(1)).tell(ev.TournamentStarted(1))

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mailbot.clock import (
+from mailbot.rules.clock import (
     MoveHistoryError,
     MoveTime,
     NaiveDatetimeError,
@@ -33,8 +33,8 @@ from mailbot.clock import (
     total_days,
     totals,
 )
-from mailbot.leave import Leave, cancel_from
-from mailbot.profile import PROFILES, Profile, profile
+from mailbot.rules.leave import Leave, cancel_from
+from mailbot.rules.profile import PROFILES, Profile, profile
 
 SOFIA = ZoneInfo("Europe/Sofia")
 BG_EMAIL = profile("bg-email")

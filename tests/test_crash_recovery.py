@@ -37,8 +37,8 @@ from mailservers import ImapAccount, Received, SmtpSink, dovecot_server, imap_ac
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from mailbot.notation import Notation, write_move
 from mailbot.pgn import surname_first
+from mailbot.rules.notation import Notation, write_move
 from mailbot.store import InboundMessage, Move, Outbox, make_engine
 
 UTC = datetime.UTC

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mailbot.game import (
+from mailbot.rules.game import (
     ClaimStatus,
     DrawOffer,
     GameEnd,
@@ -32,7 +32,7 @@ from mailbot.game import (
     resign,
     settle_adjudication,
 )
-from mailbot.profile import WithdrawalPolicy, profile
+from mailbot.rules.profile import WithdrawalPolicy, profile
 
 
 def play(*sans: str, fen: str | None = None) -> chess.Board:

@@ -21,18 +21,19 @@ import pytest
 from deskbench import BOT, TD, Bench, at
 from sqlalchemy import select
 
-from mailbot import catalogue, referee
-from mailbot import events as ev
+from mailbot import catalogue
 from mailbot.daemon import tell_token_refused
-from mailbot.game import GameEnd, Termination
 from mailbot.notices import template_dir
 from mailbot.notifier import Notifier, Origin
 from mailbot.oauth import TokenRevoked
 from mailbot.outbox import queue
-from mailbot.phrase import Phrase
-from mailbot.result import Result
+from mailbot.rules import events as ev
+from mailbot.rules import referee
+from mailbot.rules.game import GameEnd, Termination
+from mailbot.rules.phrase import Phrase
+from mailbot.rules.result import Result
+from mailbot.rules.tablebase import Outcome, Verdict
 from mailbot.store import Claim, Game, HeldOrder, InboundMessage, Outbox, Player
-from mailbot.tablebase import Outcome, Verdict
 
 LANGUAGES = ("en", "bg", "ru")
 START_LIST = """

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mailbot.leave import (
+from mailbot.rules.leave import (
     InvalidDateError,
     InvalidLeaveError,
     Leave,
@@ -18,7 +18,7 @@ from mailbot.leave import (
     check_request,
     parse_date,
 )
-from mailbot.profile import profile
+from mailbot.rules.profile import profile
 
 BG = profile("bg-email")
 ICCF = profile("iccf-postal")

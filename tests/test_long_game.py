@@ -54,7 +54,7 @@ games:
   - {{white: petrov, black: carter}}
 """
 
-# --- writing moves, independently of mailbot.notation ------------------------------------
+# --- writing moves, independently of mailbot.rules.notation ------------------------------------
 
 PIECES = (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT)
 LETTERS = {

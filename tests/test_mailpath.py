@@ -22,10 +22,10 @@ from mailservers import ImapAccount, Received, SmtpSink, free_port
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from mailbot import referee
 from mailbot.cli import main
 from mailbot.daemon import fixed_clock, poll_once
 from mailbot.inbox import MailboxError
+from mailbot.rules import referee
 from mailbot.store import Game, InboundMessage, Outbox
 
 SOFIA = ZoneInfo("Europe/Sofia")

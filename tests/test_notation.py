@@ -5,7 +5,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from mailbot.notation import (
+from mailbot.rules.notation import (
     Castling,
     Notation,
     Reading,

@@ -10,8 +10,8 @@ import chess
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mailbot.notation import Notation, letter_for, write_last_moves, write_move
-from mailbot.referee import Verdict, judge
+from mailbot.rules.notation import Notation, letter_for, write_last_moves, write_move
+from mailbot.rules.referee import Verdict, judge
 
 START_POSITIONS = [
     chess.STARTING_FEN,

@@ -187,11 +187,14 @@ def test_a_running_daemon_is_scraped_for_its_metrics(fed: Federation, tmp_path: 
 
         def counted() -> bool:
             f = scrape(port)
-            return f.get("mailbot_messages_total{outcome=processed}") == 1 and (
-                f.get("mailbot_mails_sent_total", 0) >= 2
+            return (
+                f.get("mailbot_messages_total{outcome=processed}") == 1
+                and f.get("mailbot_mails_sent_total", 0) >= 2
+                and f.get("mailbot_outbox_pending") == 0
+                and f.get("mailbot_sweep_duration_seconds_count", 0) >= 1
             )
 
-        assert wait_until(counted, 20)
+        assert wait_until(counted, 30), scrape(port)
         figures = scrape(port)
         assert figures["mailbot_store_up"] == 1
         assert figures["mailbot_mails_failed_total"] == 0

@@ -19,10 +19,10 @@ import pytest
 from deskbench import AUTHSERV, BOT, START_LIST, TD, WHITE, Bench, at
 from sqlalchemy import select
 
-from mailbot import events as ev
 from mailbot.desk import Outcome
 from mailbot.notifier import Notifier
 from mailbot.outbox import compose
+from mailbot.rules import events as ev
 from mailbot.store import HeldOrder, Outbox, Tournament
 
 GAME = "[PX-1/1] move"

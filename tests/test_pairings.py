@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mailbot.pairings import PairingError, berger_table, round_robin
+from mailbot.rules.pairings import PairingError, berger_table, round_robin
 
 # FIDE Handbook C.05, Annex 1 (Berger tables), (white, black) by board.
 FIDE_4 = [

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mailbot.game import Termination
 from mailbot.pgn import (
     GameRecord,
     MoveRecord,
@@ -24,6 +23,7 @@ from mailbot.pgn import (
     surname_first,
 )
 from mailbot.record import export_pgn
+from mailbot.rules.game import Termination
 from mailbot.startlist import parse_start_list
 from mailbot.store import Base, Game, Move, import_start_list, make_engine, session_factory
 

@@ -14,16 +14,13 @@ import pytest
 
 import mailbot
 
+#: The folder of the pure rules: every module in it is checked.
+RULES = Path(mailbot.__file__).parent / "rules"
+#: Pure modules outside it (where the layers put them: pgn with publishing, intent and
+#: letters with mail, diagram with composing).
 CORE = (
-    "notation",
-    "referee",
-    "clock",
-    "leave",
-    "game",
+    *(f"rules/{path.stem}" for path in sorted(RULES.glob("*.py"))),
     "pgn",
-    "pairings",
-    "standings",
-    "profile",
     "intent",
     "letters",
     "diagram",
@@ -82,6 +79,34 @@ def _problems(source: str) -> list[str]:
 def test_core_module_is_pure(module: str) -> None:
     path = Path(mailbot.__file__).parent / f"{module}.py"
     assert _problems(path.read_text(encoding="utf-8")) == []
+
+
+def test_the_rules_folder_holds_the_modules_it_held_when_it_was_made() -> None:
+    """Every module checked before the rules became a folder is still checked there."""
+    for name in ("notation", "referee", "clock", "leave", "game", "pairings", "standings",
+                 "profile"):  # fmt: skip
+        assert f"rules/{name}" in CORE
+
+
+#: What rules/ may import of the bot outside itself: the catalogue, for a phrase's English
+#: in a log line (at call time).
+RULES_MAY_IMPORT = {("phrase", "mailbot.catalogue")}
+
+
+def test_the_rules_import_nothing_of_the_bot_outside_their_folder() -> None:
+    found = set()
+    for path in sorted(RULES.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+                name = node.module if node.module != "mailbot" else names[1]
+            elif isinstance(node, ast.Import):
+                name = node.names[0].name
+            else:
+                continue
+            if name.startswith("mailbot") and not name.startswith("mailbot.rules"):
+                found.add((path.stem, name))
+    assert found == RULES_MAY_IMPORT
 
 
 def test_the_check_finds_what_it_looks_for() -> None:

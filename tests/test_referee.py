@@ -5,8 +5,8 @@ from __future__ import annotations
 import chess
 import pytest
 
-from mailbot.notation import Notation
-from mailbot.referee import Verdict, explain, explain_reminder, judge, legal_moves_of_piece
+from mailbot.rules.notation import Notation
+from mailbot.rules.referee import Verdict, explain, explain_reminder, judge, legal_moves_of_piece
 
 EN, BG, BG_LATIN, RU, DE = (
     Notation.EN,

@@ -19,9 +19,9 @@ from deskbench import BLACK, BOT, WHITE, Bench
 from sqlalchemy import select
 
 from mailbot.desk import Outcome
-from mailbot.events import TournamentStarted
 from mailbot.inbox import Fetched
 from mailbot.notifier import Notifier
+from mailbot.rules.events import TournamentStarted
 from mailbot.startlist import parse_start_list
 from mailbot.store import Tournament
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mailbot.standings
-from mailbot.standings import (
+import mailbot.rules.standings
+from mailbot.rules.standings import (
     BoardCountError,
     DuplicateEntrantError,
     Match,
@@ -29,7 +29,7 @@ from mailbot.standings import (
 ABCD = [("a", "Ann"), ("b", "Bob"), ("c", "Cid"), ("d", "Dan")]
 
 
-def summary(table: mailbot.standings.Crosstable) -> list[tuple[str, str, float, float]]:
+def summary(table: mailbot.rules.standings.Crosstable) -> list[tuple[str, str, float, float]]:
     return [(r.place, r.player, r.points, r.sonneborn_berger) for r in table.rows]
 
 

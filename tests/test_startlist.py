@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from mailbot.profile import DayCounting
+from mailbot.rules.profile import DayCounting
 from mailbot.startlist import (
     StartListError,
     load_start_list,

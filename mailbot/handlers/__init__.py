@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mailbot import events as ev
 from mailbot.handlers import answers, draw, move, requests, resign
 from mailbot.handlers.context import Context
 from mailbot.intent import Word
+from mailbot.rules import events as ev
 from mailbot.sweep import play_stops_at
 
 Handler = Callable[[Context], None]

@@ -10,11 +10,11 @@ import logging
 import re
 from zoneinfo import ZoneInfo
 
-from mailbot import events as ev
 from mailbot.handlers.context import Context
 from mailbot.intent import Word
 from mailbot.notifier import one_index
 from mailbot.record import language_for
+from mailbot.rules import events as ev
 from mailbot.store import Game, Player
 
 log = logging.getLogger("mailbot.desk")

@@ -17,11 +17,11 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
 
-from mailbot import events as ev
 from mailbot.intent import Words, read_words
 from mailbot.letters import Letter
-from mailbot.notation import read_moves
 from mailbot.notifier import Notifier
+from mailbot.rules import events as ev
+from mailbot.rules.notation import read_moves
 from mailbot.store import Game, InboundMessage, Player, ReplyCount, Tournament, recent
 from mailbot.work import Work
 

@@ -8,9 +8,9 @@ comes.
 
 from __future__ import annotations
 
-from mailbot import events as ev
 from mailbot.handlers.context import Context
 from mailbot.notifier import one_index
+from mailbot.rules import events as ev
 
 
 def digest(ctx: Context) -> None:

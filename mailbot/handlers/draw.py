@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import chess
 
-from mailbot import events as ev
-from mailbot import game
 from mailbot.gamemail import end_game
 from mailbot.handlers.context import Context
 from mailbot.intent import Word
 from mailbot.record import color_name, color_of
+from mailbot.rules import events as ev
+from mailbot.rules import game
 
 
 def offer(ctx: Context) -> None:

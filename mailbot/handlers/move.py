@@ -3,7 +3,7 @@
 The message may hold no move (then ``status`` or ``draw`` may be what it
 asks), it may not be the sender's turn, or the move may be impossible,
 incorrect or unclear (+5 days, art. 17-19). A legal move is played with
-:func:`mailbot.play.walk`, its days charged to the last move the player
+:func:`mailbot.rules.play.walk`, its days charged to the last move the player
 actually played (003 part 1 art. 6g), and both players are told.
 """
 
@@ -19,15 +19,12 @@ from zoneinfo import ZoneInfo
 import chess
 from sqlalchemy import select
 
-from mailbot import events as ev
-from mailbot import game, referee, requests
+from mailbot import requests
 from mailbot.gamemail import end_game
 from mailbot.handlers import answers, draw
 from mailbot.handlers.context import Context
 from mailbot.intent import Word, said
 from mailbot.letters import Letter
-from mailbot.notation import write_move
-from mailbot.play import Ply, walk
 from mailbot.record import (
     board_of,
     color_name,
@@ -38,6 +35,10 @@ from mailbot.record import (
     notation_for,
     profile_of,
 )
+from mailbot.rules import events as ev
+from mailbot.rules import game, referee
+from mailbot.rules.notation import write_move
+from mailbot.rules.play import Ply, walk
 from mailbot.store import Game, InboundMessage, LeaveCancellation, Move, Penalty, Player
 from mailbot.sweep import overstep_on_move
 

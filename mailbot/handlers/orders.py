@@ -24,12 +24,12 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm.attributes import set_committed_value
 
 from mailbot import director
-from mailbot import events as ev
 from mailbot.addresses import without_tag
 from mailbot.handlers.context import Context
-from mailbot.notation import read_moves
 from mailbot.orderkeys import key_in, own_address
-from mailbot.phrase import Phrase
+from mailbot.rules import events as ev
+from mailbot.rules.notation import read_moves
+from mailbot.rules.phrase import Phrase
 from mailbot.store import Claim, HeldOrder, InboundMessage, OrderKey, Outbox
 
 log = logging.getLogger("mailbot.desk")

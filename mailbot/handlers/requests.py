@@ -7,8 +7,8 @@ from mailbot import requests
 from mailbot.handlers import move
 from mailbot.handlers.context import Context
 from mailbot.intent import Word
-from mailbot.phrase import Phrase
 from mailbot.record import board_of, color_of
+from mailbot.rules.phrase import Phrase
 from mailbot.store import Player
 from mailbot.sweep import play_stops_at
 

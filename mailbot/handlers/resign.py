@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from mailbot import game
 from mailbot.gamemail import end_game
 from mailbot.handlers.context import Context
 from mailbot.record import color_of
+from mailbot.rules import game
 
 
 def resign(ctx: Context) -> None:

@@ -1,6 +1,6 @@
 """The games lose four columns nothing ever wrote: each player's oversteps and the
 move at which their current count began. The clock computes both from the moves
-and penalties (``mailbot.clock.control_state``); the published game page showed the
+and penalties (``mailbot.rules.clock.control_state``); the published game page showed the
 stored overstep count, always 0, and now shows the clock's.
 
 Revision ID: 0008

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import chess
 
-from mailbot import game
+from mailbot.rules import game
 
 __all__ = ["Ply", "Walk", "walk"]
 

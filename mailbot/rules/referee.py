@@ -100,7 +100,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import chess
 
-from mailbot.notation import (
+from mailbot.rules.notation import (
     Castling,
     Notation,
     Reading,

@@ -11,7 +11,7 @@ player's reply arrived::
 
     >>> from datetime import datetime
     >>> from zoneinfo import ZoneInfo
-    >>> from mailbot.profile import profile
+    >>> from mailbot.rules.profile import profile
     >>> sofia = ZoneInfo("Europe/Sofia")
     >>> move_days(profile("bg-email"), datetime(2026, 3, 11, 9, 0, tzinfo=sofia),
     ...           datetime(2026, 3, 13, 18, 0, tzinfo=sofia))
@@ -39,8 +39,8 @@ from collections.abc import Collection, Iterable, Sequence
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
-from mailbot.leave import Leave
-from mailbot.profile import DayCounting, Profile, ProfileError
+from mailbot.rules.leave import Leave
+from mailbot.rules.profile import DayCounting, Profile, ProfileError
 
 _ONE_DAY = timedelta(days=1)
 
@@ -59,7 +59,7 @@ class MoveHistoryError(ValueError):
 def zone(profile: Profile, tz: tzinfo | None = None) -> tzinfo:
     """The time zone the clock counts in: ``tz`` when given, else the profile's.
 
-    >>> from mailbot.profile import profile
+    >>> from mailbot.rules.profile import profile
     >>> zone(profile("bg-email"))
     zoneinfo.ZoneInfo(key='Europe/Sofia')
     """
@@ -211,7 +211,7 @@ def move_days(
     Then, when the profile sets ``double_after_days`` (20 on the server),
     every day above it counts twice. Never negative.
 
-    >>> from mailbot.profile import profile
+    >>> from mailbot.rules.profile import profile
     >>> utc = ZoneInfo("UTC")
     >>> move_days(profile("iccf-server"), datetime(2026, 3, 1, 12, tzinfo=utc),
     ...           datetime(2026, 3, 22, 17, tzinfo=utc))
@@ -234,7 +234,7 @@ def first_move_receipt(profile: Profile, start: date, tz: tzinfo | None = None) 
     "receipt" is the day before), ``r`` of ICCF postal counting, and 00:00
     local of the start date on the server.
 
-    >>> from mailbot.profile import profile
+    >>> from mailbot.rules.profile import profile
     >>> first_move_receipt(profile("bg-email"), date(2026, 3, 1)).isoformat()
     '2026-02-28T00:00:00+02:00'
     >>> first_move_receipt(profile("iccf-server"), date(2026, 3, 1)).isoformat()
@@ -255,7 +255,7 @@ def first_move_days(
 ) -> int:
     """The days used on the first move of a game that started on ``start`` (art. 24).
 
-    >>> from mailbot.profile import profile
+    >>> from mailbot.rules.profile import profile
     >>> sofia = ZoneInfo("Europe/Sofia")
     >>> sent = datetime(2026, 3, 5, 8, tzinfo=sofia)
     >>> first_move_days(profile("bg-email"), date(2026, 3, 1), sent)
@@ -300,7 +300,7 @@ def days_reached_at(
         exactly when ``t >= days_reached_at(p, received, days)``. Calendar
         counting turns a day at local midnight; elapsed hours at the exact instant.
 
-        >>> from mailbot.profile import profile
+        >>> from mailbot.rules.profile import profile
         >>> sofia = ZoneInfo("Europe/Sofia")
         >>> received = datetime(2026, 3, 11, 15, 30, tzinfo=sofia)
         >>> days_reached_at(profile("bg-email"), received, 3).isoformat()
@@ -412,7 +412,7 @@ def control_state(
     003 part 1 art. 6b: 31 days on 9 moves under 30 days per 10 moves is the
     first overstep; the new controls are moves 19, 29, ...
 
-    >>> from mailbot.profile import profile
+    >>> from mailbot.rules.profile import profile
     >>> history = [MoveTime(n, 3) for n in range(1, 9)] + [MoveTime(9, 7)]
     >>> state = control_state(profile("bg-post"), history)
     >>> state.oversteps
@@ -517,7 +517,7 @@ def overstep_at(
     running on this move cannot cause an overstep: the game is lost already,
     or the move overstepped already through a penalty.
 
-    >>> from mailbot.profile import profile
+    >>> from mailbot.rules.profile import profile
     >>> sofia = ZoneInfo("Europe/Sofia")
     >>> history = [MoveTime(n, 3) for n in range(1, 9)]  # 24 of 30 days used
     >>> overstep_at(profile("bg-post"), history, datetime(2026, 3, 1, 10, tzinfo=sofia)).isoformat()
@@ -550,7 +550,7 @@ def overstep_times(
     oversteps once its 7th day (7 March) is over, and the silent player
     oversteps again 31 days later, which loses:
 
-    >>> from mailbot.profile import profile
+    >>> from mailbot.rules.profile import profile
     >>> history = [MoveTime(n, 3) for n in range(1, 9)]
     >>> moment = datetime(2026, 3, 1, 10, tzinfo=ZoneInfo("UTC"))
     >>> [t.date().isoformat() for t in overstep_times(profile("iccf-postal"), history, moment)]
@@ -657,7 +657,7 @@ def repeat_due(
     the move was forwarded, the player's leave days not counted (003 part 1
     art. 3a); due at local midnight. None when the profile never repeats.
 
-    >>> from mailbot.profile import profile
+    >>> from mailbot.rules.profile import profile
     >>> sofia = ZoneInfo("Europe/Sofia")
     >>> repeat_due(profile("bg-email"), datetime(2026, 3, 1, 10, tzinfo=sofia)).isoformat()
     '2026-03-15T00:00:00+02:00'
@@ -691,7 +691,7 @@ def notice_due(
     That is when the days running on the move, counted as the clock counts
     them but without doubling, exceed ``notice_after_days``.
 
-    >>> from mailbot.profile import profile
+    >>> from mailbot.rules.profile import profile
     >>> sofia = ZoneInfo("Europe/Sofia")
     >>> notice_due(profile("bg-email"), datetime(2026, 3, 1, 10, tzinfo=sofia)).isoformat()
     '2026-04-12T00:00:00+03:00'
@@ -712,7 +712,7 @@ def silence_due(
     (``silence_requires_repeat``) and whether a delay notice protects the
     player is the caller's to check.
 
-    >>> from mailbot.profile import profile
+    >>> from mailbot.rules.profile import profile
     >>> utc = ZoneInfo("UTC")
     >>> silence_due(profile("iccf-server"), datetime(2026, 3, 1, 10, tzinfo=utc)).isoformat()
     '2026-04-11T10:00:00+00:00'
@@ -732,7 +732,7 @@ def silence_report_due(
 
     Counted like :func:`silence_due`, with ``silence_report_days``.
 
-    >>> from mailbot.profile import profile
+    >>> from mailbot.rules.profile import profile
     >>> utc = ZoneInfo("UTC")
     >>> silence_report_due(profile("iccf-postal"), datetime(2026, 3, 1, 10, tzinfo=utc)).date()
     datetime.date(2026, 6, 30)

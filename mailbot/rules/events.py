@@ -23,9 +23,9 @@ import enum
 from collections.abc import Mapping
 from typing import Any
 
-from mailbot import referee, tablebase
-from mailbot.game import GameEnd
-from mailbot.phrase import Phrase
+from mailbot.rules import referee, tablebase
+from mailbot.rules.game import GameEnd
+from mailbot.rules.phrase import Phrase
 
 __all__ = [
     "AdjudicationCalled",

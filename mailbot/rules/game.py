@@ -30,9 +30,9 @@ from collections.abc import Iterable
 
 import chess
 
-from mailbot.phrase import Phrase
-from mailbot.profile import Profile, WithdrawalPolicy
-from mailbot.result import BOARD_RESULTS, Result
+from mailbot.rules.phrase import Phrase
+from mailbot.rules.profile import Profile, WithdrawalPolicy
+from mailbot.rules.result import BOARD_RESULTS, Result
 
 #: The results a game can end with (a forfeit keeps ``1-0``/``0-1``: its
 #: termination tells it was not played out).
@@ -126,7 +126,7 @@ class GameEnd:
     """The result of a game and why.
 
     ``result`` is ``1-0``, ``0-1``, ``1/2-1/2`` or ``annulled`` (a
-    :class:`~mailbot.result.Result`; its text is taken too). A loss by forfeit
+    :class:`~mailbot.rules.result.Result`; its text is taken too). A loss by forfeit
     keeps ``1-0``/``0-1``; the ``termination`` tells it was not played out.
     ``reason`` is a sentence for the players and the TD.
 
@@ -136,7 +136,7 @@ class GameEnd:
     >>> GameEnd("1-0", Termination.STALEMATE, chess.WHITE, "?")
     Traceback (most recent call last):
     ...
-    mailbot.game.GameEndError: stalemate ends a game in a draw, not 1-0
+    mailbot.rules.game.GameEndError: stalemate ends a game in a draw, not 1-0
     """
 
     result: Result
@@ -235,7 +235,7 @@ def forfeit(loser: chess.Color, termination: Termination, reason: str) -> GameEn
     >>> forfeit(chess.WHITE, Termination.RESIGNATION, "?")
     Traceback (most recent call last):
     ...
-    mailbot.game.GameEndError: resignation is not a forfeit
+    mailbot.rules.game.GameEndError: resignation is not a forfeit
     """
     if termination not in _FORFEITS:
         raise GameEndError(f"{termination.value} is not a forfeit")
@@ -337,7 +337,7 @@ def accept_draw(
     >>> accept_draw(DrawOffer(chess.WHITE, 1), chess.BLACK, 3)
     Traceback (most recent call last):
     ...
-    mailbot.game.NoDrawOfferError: White's draw offer lapsed when Black played move 1
+    mailbot.rules.game.NoDrawOfferError: White's draw offer lapsed when Black played move 1
     """
     if offer is not None and offer.by == by:
         raise NoDrawOfferError(f"{_name(by)} cannot accept their own draw offer")
@@ -597,7 +597,7 @@ def claim_tablebase_win(
 def adjudication_claims_due(tournament_end: datetime.date, profile: Profile) -> datetime.date:
     """The last day for the players' adjudication claims (art. 52: 15 days).
 
-    >>> from mailbot.profile import profile
+    >>> from mailbot.rules.profile import profile
     >>> adjudication_claims_due(datetime.date(2027, 6, 30), profile("bg-email"))
     datetime.date(2027, 7, 15)
     """

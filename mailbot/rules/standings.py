@@ -50,7 +50,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import chess
 
-from mailbot.result import Result
+from mailbot.rules.result import Result
 
 #: Results a game or a board can have (``None`` is an unfinished one).
 RESULTS = tuple(Result)
@@ -76,7 +76,7 @@ class StandingsError(ValueError):
 
 
 class UnknownResultError(StandingsError):
-    """A result other than a :class:`~mailbot.result.Result` (``'1-0'``, ``'annulled'``...)
+    """A result other than a :class:`~mailbot.rules.result.Result` (``'1-0'``, ``'annulled'``...)
     or ``None``."""
 
 

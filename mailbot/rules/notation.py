@@ -19,7 +19,7 @@ Move.from_uci('c7c5')
 
 Reading is syntax only: :func:`read_moves` finds what looks like a move in a
 message and says what was written, without a board. Whether a reading names a
-legal move, and which, is the referee's business (:mod:`mailbot.referee`).
+legal move, and which, is the referee's business (:mod:`mailbot.rules.referee`).
 
 >>> [r.move_text for r in read_moves("15. Те1-e2 Кg8-f6; 11.3. – 12.3. – 15.3. = 3 дни")]
 ['Те1-e2', 'Кg8-f6']
