@@ -477,7 +477,7 @@ def _status_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_status_arguments,
 )
 def status(ctx: Context, args: argparse.Namespace) -> int:
-    from mailbot import report
+    from mailbot.publish import report
 
     _fix_now(ctx, args)
     if args.game and report.split_tag(args.game)[1] is None:
@@ -490,7 +490,7 @@ def status(ctx: Context, args: argparse.Namespace) -> int:
 
 def _report(ctx: Context, make: Callable[[Session], str]) -> int:
     """Print what ``make`` reads from the database; an unknown game is bad usage."""
-    from mailbot import report
+    from mailbot.publish import report
 
     engine = make_engine(ctx.settings.database)
     try:
@@ -521,7 +521,7 @@ def _pgn_arguments(parser: argparse.ArgumentParser) -> None:
 
 @command("pgn", help="PGN of one game or a whole tournament to stdout", arguments=_pgn_arguments)
 def pgn(ctx: Context, args: argparse.Namespace) -> int:
-    from mailbot import report
+    from mailbot.publish import report
 
     return _report(ctx, lambda session: report.pgn_of(session, args.target))
 
@@ -542,7 +542,7 @@ def _standings_arguments(parser: argparse.ArgumentParser) -> None:
     "standings", help="crosstable or team standings of a tournament", arguments=_standings_arguments
 )
 def standings(ctx: Context, args: argparse.Namespace) -> int:
-    from mailbot import report
+    from mailbot.publish import report
 
     return _report(ctx, lambda session: report.standings_of(session, args.index))
 
@@ -568,7 +568,7 @@ def _site_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_site_arguments,
 )
 def site(ctx: Context, args: argparse.Namespace) -> int:
-    from mailbot.site import write_site
+    from mailbot.publish.site import write_site
 
     _fix_now(ctx, args)
 
@@ -603,7 +603,7 @@ def _evidence_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_evidence_arguments,
 )
 def evidence(ctx: Context, args: argparse.Namespace) -> int:
-    from mailbot.evidence import EvidenceFolderError, write_evidence
+    from mailbot.publish.evidence import EvidenceFolderError, write_evidence
 
     def write(session: Session) -> str:
         try:

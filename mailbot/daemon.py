@@ -166,7 +166,7 @@ def publish_all(
     whose moves, mail and day have not changed since is left as it is. A
     tournament whose pages cannot be written is logged and the others go on.
     """
-    from mailbot.site import write_site
+    from mailbot.publish.site import write_site
 
     written = 0
     with sessions() as session:

@@ -25,8 +25,8 @@ from sqlalchemy.orm import Session
 from mailbot.backup import BackupError, backup, encode, restore
 from mailbot.backup import _tables as tables_of
 from mailbot.desk import Desk, Outcome, Policy
-from mailbot.evidence import write_evidence
 from mailbot.inbox import Fetched
+from mailbot.publish.evidence import write_evidence
 from mailbot.store import Game, Outbox, make_engine, migrations_head, session_factory
 from mailbot.sweep import sweep
 

@@ -412,7 +412,7 @@ def test_on_the_real_servers_a_dsn_reaches_the_mover_and_the_td_within_one_poll(
 def test_the_status_mail_and_the_game_page_show_that_the_move_mail_bounced(
     bench: Bench, tmp_path: Path
 ) -> None:
-    from mailbot.site import game_page, write_site
+    from mailbot.publish.site import game_page, write_site
 
     relay = Relay()
     row = played(bench, relay)

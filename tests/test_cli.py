@@ -193,7 +193,7 @@ def test_other_failures_exit_1_and_are_logged(
         raise RuntimeError("a bug in the report")
 
     # A stand-in for a bug: no real part fails this way on purpose.
-    monkeypatch.setattr("mailbot.report.overview", broken)
+    monkeypatch.setattr("mailbot.publish.report.overview", broken)
     assert run("-c", config, "status")[0] == 1
     err = capsys.readouterr().err
     assert "ERROR mailbot: status failed" in err

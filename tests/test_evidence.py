@@ -23,12 +23,12 @@ from harness import config_mapping
 from mailservers import ImapAccount, SmtpSink
 from sqlalchemy import select
 
-from mailbot import report
 from mailbot.config import Config, config_from_mapping
-from mailbot.evidence import EvidenceFolderError, write_evidence
 from mailbot.outbox import deliver_due
 from mailbot.postman import Postman
-from mailbot.report import UnknownGameError, overview, tournament_status
+from mailbot.publish import report
+from mailbot.publish.evidence import EvidenceFolderError, write_evidence
+from mailbot.publish.report import UnknownGameError, overview, tournament_status
 from mailbot.store import Claim, Game, InboundMessage, Outbox
 from mailbot.sweep import sweep
 

@@ -15,7 +15,7 @@ from deskbench import TD, Bench, at
 from sqlalchemy import select
 from test_cli import _environment, run, write_config  # noqa: F401 (fixture)
 
-from mailbot.report import _running_days
+from mailbot.publish.report import _running_days
 from mailbot.store import Game, Outbox, Player, make_engine, session_factory
 
 START = """
@@ -227,7 +227,7 @@ def test_a_captain_has_a_copy_of_the_directors_notices_about_the_teams_games(
 def test_the_finished_games_of_a_replaced_player_count_for_the_newcomers_place(
     bench: Bench,
 ) -> None:
-    from mailbot.report import crosstable_of, standings_of
+    from mailbot.publish.report import crosstable_of, standings_of
 
     bench.send(IVAN, "1. e2-e4", at(2), subject="[RO-1/3] ход")
     bench.send(BLACK, "resign", at(3), subject="[RO-1/3] move")

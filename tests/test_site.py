@@ -39,8 +39,8 @@ from sqlalchemy import select as select_rows
 from sqlalchemy.orm import Session
 
 from mailbot.notices import template_dir
-from mailbot.report import UnknownGameError
-from mailbot.site import BOARD_COLOURS, write_site
+from mailbot.publish.report import UnknownGameError
+from mailbot.publish.site import BOARD_COLOURS, write_site
 from mailbot.startlist import parse_start_list
 from mailbot.store import (
     Base,

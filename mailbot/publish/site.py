@@ -58,10 +58,11 @@ import markupsafe
 import yaml
 from sqlalchemy.orm import Session, object_session
 
-from mailbot import record, report
+from mailbot import record
 from mailbot.catalogue import plural
 from mailbot.notices import LANGUAGES, long_date, template_dir
 from mailbot.outbox import bounced_moves
+from mailbot.publish import report
 from mailbot.rules import clock
 from mailbot.rules.notation import Notation, write_move
 from mailbot.rules.result import Result
@@ -119,7 +120,7 @@ def write_site(session: Session, index: str, folder: Path, now: datetime.datetim
     Returns the files written: ``index.html``, each game's page in the order of
     the games, ``INDEX.pgn``. Each file is replaced whole (written beside it,
     then renamed), so a reader never sees half a page. Raises
-    :class:`mailbot.report.UnknownGameError` when there is no such tournament.
+    :class:`mailbot.publish.report.UnknownGameError` when there is no such tournament.
     """
     t = report.tournament_of(session, index)
     words = Words(t.language)
@@ -585,7 +586,7 @@ def _standings_view(t: Tournament, words: Words, games: Sequence[GameView]) -> d
 def _team_view(t: Tournament, words: Words, games: Sequence[GameView]) -> dict[str, Any]:
     """The team table, the matches with their boards, and any game outside a match.
 
-    The matches are those of :func:`mailbot.report.match_games` (the games of one
+    The matches are those of :func:`mailbot.publish.report.match_games` (the games of one
     round between two teams, the home team the one with White on board 1), which
     the team table is made of too, so that each cell of the table links to its match.
     """

@@ -42,8 +42,8 @@ from sqlalchemy.orm import Session
 
 from mailbot.addresses import AddressError
 from mailbot.outbox import compose
+from mailbot.publish.report import find_game
 from mailbot.record import control_of, local_date, profile_of, tag_of, totals
-from mailbot.report import find_game
 from mailbot.store import Claim, Game, InboundMessage, Leave, LeaveExtra, Outbox, Player
 
 __all__ = ["EvidenceFolderError", "evidence_name", "moves_table", "write_evidence"]
@@ -106,7 +106,7 @@ def write_evidence(session: Session, tag: str, folder: Path, *, sender: str) -> 
     :class:`EvidenceFolderError`, so a mistyped path never mixes two games'
     files or overwrites another ``index.txt``. Nothing is written outside
     ``folder``, and files are never followed through a symbolic link.
-    Raises :class:`mailbot.report.UnknownGameError` for an unknown game.
+    Raises :class:`mailbot.publish.report.UnknownGameError` for an unknown game.
 
     >>> import tempfile
     >>> from mailbot.store import Base, make_engine, session_factory, import_start_list
