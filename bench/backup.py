@@ -28,16 +28,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from backlog import database
 from sqlalchemy import func, select
+from sweep import round_robin
 
 from mailbot.backup import _tables, backup, restore
 from mailbot.desk import Desk, Outcome, Policy
 from mailbot.inbox import Fetched
-from mailbot.startlist import start_list_from_mapping
 from mailbot.store import Game, import_start_list, make_engine, session_factory, upgrade
 
 UTC = datetime.UTC
 SENDER = "Federation CC <bot@federation.example>"
-START = datetime.date(2026, 3, 1)
 
 
 def rows(url: str) -> int:
@@ -68,21 +67,7 @@ def main() -> int:
         upgrade(source)
         engine = make_engine(source)
         sessions = session_factory(engine)
-        start_list = start_list_from_mapping(
-            {
-                "index": "BAK-1",
-                "name": "Backup benchmark",
-                "profile": "bg-email",
-                "start": START,
-                "end": START + datetime.timedelta(days=700),
-                "director": {"name": "Tom Director", "email": "td@federation.example"},
-                "players": [
-                    {"id": f"p{i}", "name": f"Player {i}", "email": f"p{i}@example.org"}
-                    for i in range(1, args.players + 1)
-                ],
-                "games": "round-robin",
-            }
-        )
+        start_list = round_robin("BAK-1", "Backup benchmark", args.players)
         with sessions.begin() as session:
             import_start_list(session, start_list, datetime.datetime(2026, 2, 20, tzinfo=UTC))
         desk = Desk(sessions, Policy(sender=SENDER, timezone="Europe/Sofia"))

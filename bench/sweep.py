@@ -39,7 +39,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
 from mailbot.cli import tune_collector
-from mailbot.startlist import start_list_from_mapping
+from mailbot.startlist import StartList, start_list_from_mapping
 from mailbot.store import (
     Game,
     Move,
@@ -54,6 +54,25 @@ from mailbot.sweep import sweep
 UTC = datetime.UTC
 SENDER = "Federation CC <bot@federation.example>"
 START = datetime.date(2026, 3, 1)
+
+
+def round_robin(index: str, name: str, players: int) -> StartList:
+    """A bg-email round robin of ``players`` players p1... from START (a benchmark's event)."""
+    return start_list_from_mapping(
+        {
+            "index": index,
+            "name": name,
+            "profile": "bg-email",
+            "start": START,
+            "end": START + datetime.timedelta(days=700),
+            "director": {"name": "Tom Director", "email": "td@federation.example"},
+            "players": [
+                {"id": f"p{i}", "name": f"Player {i}", "email": f"p{i}@example.org"}
+                for i in range(1, players + 1)
+            ],
+            "games": "round-robin",
+        }
+    )
 
 
 def timed(what: str, run: object) -> float:
@@ -79,21 +98,7 @@ def main() -> int:
         upgrade(url)
         engine = make_engine(url)
         sessions = session_factory(engine)
-        start_list = start_list_from_mapping(
-            {
-                "index": "SWEEP-1",
-                "name": "Sweep benchmark",
-                "profile": "bg-email",
-                "start": START,
-                "end": START + datetime.timedelta(days=700),
-                "director": {"name": "Tom Director", "email": "td@federation.example"},
-                "players": [
-                    {"id": f"p{i}", "name": f"Player {i}", "email": f"p{i}@example.org"}
-                    for i in range(1, players + 1)
-                ],
-                "games": "round-robin",
-            }
-        )
+        start_list = round_robin("SWEEP-1", "Sweep benchmark", players)
         created = datetime.datetime(2026, 2, 20, tzinfo=UTC)
 
         def load() -> None:

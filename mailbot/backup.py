@@ -56,6 +56,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SAWarning
 from sqlalchemy.types import DateTime
 
+from mailbot.files import replaced_privately
 from mailbot.store import downgrade, make_engine, migrations_head, schema_revision, upgrade
 
 #: What the first line's ``format`` says.
@@ -189,38 +190,26 @@ def _tables(connection: Connection) -> list[Table]:
 def _write(connection: Connection, target: Path, revision: str, source: str) -> tuple[int, int]:
     tables = _tables(connection)
     rows = 0
-    target.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        os.fchmod(descriptor, 0o600)
-        with os.fdopen(descriptor, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb") as out:
-            header = {
-                "format": FORMAT,
-                "version": VERSION,
-                "revision": revision,
-                "created_at": datetime.datetime.now(datetime.UTC).isoformat(),
-                "source": source,
-            }
-            _line(out, header)
-            for table in tables:
-                columns = [c.name for c in table.columns]
-                _line(out, {"table": table.name, "columns": columns})
-                order = list(table.primary_key.columns) or list(table.columns)
-                result = connection.execution_options(yield_per=1000).execute(
-                    select(table).order_by(*order)
-                )
-                for row in result:
-                    _line(out, [encode(v) for v in row])
-                    rows += 1
-            _line(out, {"end": True, "rows": rows})
-            out.flush()
-            raw.flush()
-            os.fsync(raw.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+    with replaced_privately(target) as raw, gzip.GzipFile(fileobj=raw, mode="wb") as out:
+        header = {
+            "format": FORMAT,
+            "version": VERSION,
+            "revision": revision,
+            "created_at": datetime.datetime.now(datetime.UTC).isoformat(),
+            "source": source,
+        }
+        _line(out, header)
+        for table in tables:
+            columns = [c.name for c in table.columns]
+            _line(out, {"table": table.name, "columns": columns})
+            order = list(table.primary_key.columns) or list(table.columns)
+            result = connection.execution_options(yield_per=1000).execute(
+                select(table).order_by(*order)
+            )
+            for row in result:
+                _line(out, [encode(v) for v in row])
+                rows += 1
+        _line(out, {"end": True, "rows": rows})
     return len(tables), rows
 
 

@@ -688,9 +688,26 @@ def _fallback(default: Any, otherwise: Any) -> Any:
     return otherwise if default is _MISSING or default is None else default
 
 
-def _check_listen(path: str, listen: str) -> None:
+def parse_listen(listen: str) -> tuple[str, int]:
+    """``host:port`` (``[::1]:9464`` for IPv6) as a pair; ValueError when it is none.
+
+    >>> parse_listen("127.0.0.1:9464"), parse_listen("[::1]:0")
+    (('127.0.0.1', 9464), ('::1', 0))
+    """
     host, _, port = listen.rpartition(":")
-    if not host.strip("[]") or not port.isdigit() or not 0 < int(port) <= 65535:
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"{listen!r} is not host:port (like 127.0.0.1:9464)")
+    return host, int(port)
+
+
+def _check_listen(path: str, listen: str) -> None:
+    """A port to serve on: host:port, and not 0 (a port no scraper could know)."""
+    try:
+        _, port = parse_listen(listen)
+    except ValueError:
+        port = 0
+    if port == 0:
         raise ConfigError(path, "must be host:port (like 127.0.0.1:9464)")
 
 

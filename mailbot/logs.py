@@ -37,7 +37,6 @@ from pythonjsonlogger.json import JsonFormatter
 
 #: The form of a text log line, in every process of the bot.
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-FORMATS = ("text", "json")
 #: Libraries whose INFO lines say nothing to an operator.
 CHATTY = ("imapclient", "apscheduler", "alembic", "urllib3", "authlib", "aiosmtpd", "mail.log")
 
@@ -83,13 +82,7 @@ class LogSetup:
 
         Raises OSError when the file cannot be opened: the caller says so.
         """
-        handler: logging.Handler
-        if log_file is not None:
-            Path(log_file).parent.mkdir(parents=True, exist_ok=True)
-            handler = logging.handlers.WatchedFileHandler(log_file, encoding="utf-8")
-        else:
-            handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(formatter(log_format))
+        handler = child_handler(log_file, log_format)
         self.root.removeHandler(self.handler)
         self.handler.close()
         self.handler = handler
@@ -116,9 +109,11 @@ def logging_for_command() -> Iterator[LogSetup]:
 
 
 def child_handler(log_file: str | None, log_format: str) -> logging.Handler:
-    """The handler of a child process (the courier): the same place and form as its parent's."""
+    """The handler of a process's lines: to ``log_file`` (its folder made if need be), else
+    stderr, in ``log_format``; a child process (the courier) takes its parent's."""
     handler: logging.Handler
     if log_file is not None:
+        Path(log_file).parent.mkdir(parents=True, exist_ok=True)
         handler = logging.handlers.WatchedFileHandler(log_file, encoding="utf-8")
     else:
         handler = logging.StreamHandler(sys.stderr)

@@ -35,6 +35,7 @@ from prometheus_client.registry import Collector
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from mailbot.config import parse_listen
 from mailbot.store import INBOUND_STATUSES, Heartbeat, InboundMessage, Outbox
 
 log = logging.getLogger(__name__)
@@ -156,19 +157,6 @@ class Served:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(5)
-
-
-def parse_listen(listen: str) -> tuple[str, int]:
-    """``host:port`` (``[::1]:9464`` for IPv6) as a pair; ValueError when it is none.
-
-    >>> parse_listen("127.0.0.1:9464"), parse_listen("[::1]:0")
-    (('127.0.0.1', 9464), ('::1', 0))
-    """
-    host, _, port = listen.rpartition(":")
-    host = host.strip("[]")
-    if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ValueError(f"{listen!r} is not host:port (like 127.0.0.1:9464)")
-    return host, int(port)
 
 
 def serve(listen: str, sessions: sessionmaker[Session]) -> Served:

@@ -38,7 +38,6 @@ import json
 import logging
 import os
 import secrets
-import tempfile
 import threading
 import time
 import urllib.parse
@@ -47,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mailbot.config import Mechanism, OAuth2Config, Provider
+from mailbot.files import replaced_privately
 
 if TYPE_CHECKING:
     from authlib.integrations.requests_client import (  # type: ignore[import-untyped,unused-ignore]
@@ -241,25 +241,8 @@ def read_tokens(path: Path) -> dict[str, Any]:
 
 def write_tokens(path: Path, data: Mapping[str, Any]) -> None:
     """Replace the token file atomically, mode 0600 (a temporary file, fsync, rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(dict(data), out, indent=1, sort_keys=True)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    with contextlib.suppress(OSError):
-        folder = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+    with replaced_privately(path) as out:
+        out.write(json.dumps(dict(data), indent=1, sort_keys=True).encode("utf-8"))
 
 
 def store_grant(path: Path, token: Mapping[str, Any], previous: Mapping[str, Any]) -> None:
