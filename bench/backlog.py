@@ -8,7 +8,7 @@ one connection; not timed). Then, on the same servers and in the same run:
 
 - the floor: a bare imapclient session that reads the same messages as the
   bot does (``BODY.PEEK[]`` and ``INTERNALDATE``, in batches of
-  :data:`mailbot.inbox.BATCH`), plus a bare smtplib session that sends the
+  :data:`mailbot.mail.inbox.BATCH`), plus a bare smtplib session that sends the
   same number of replies as the bot will (two per move, about 1.5 KB each)
   over one connection to the same listener;
 - the bot: ``python -m mailbot -c CONFIG poll --once --now T`` as a separate
@@ -58,8 +58,8 @@ from sqlalchemy import Select, create_engine, func, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
-from mailbot.inbox import BATCH
-from mailbot.store import InboundMessage, Move, Outbox
+from mailbot.mail.inbox import BATCH
+from mailbot.store.models import InboundMessage, Move, Outbox
 
 UTC = datetime.UTC
 INDEX = "BENCH-1"
@@ -319,7 +319,7 @@ def bare_fetch(account: ImapAccount, folder: str = "INBOX") -> tuple[float, int,
     """Read every message of ``folder`` as the bot does, with nothing else.
 
     Connect, log in, select, search, then ``BODY.PEEK[]`` and ``INTERNALDATE``
-    in batches of :data:`mailbot.inbox.BATCH` (nothing changes state), log
+    in batches of :data:`mailbot.mail.inbox.BATCH` (nothing changes state), log
     out. Returns the seconds, the messages and their bytes.
     """
     began = time.perf_counter()

@@ -30,10 +30,13 @@ from backlog import database
 from sqlalchemy import func, select
 from sweep import round_robin
 
-from mailbot.backup import _tables, backup, restore
-from mailbot.desk import Desk, Outcome, Policy
-from mailbot.inbox import Fetched
-from mailbot.store import Game, import_start_list, make_engine, session_factory, upgrade
+from mailbot.desk.pipeline import Desk, Outcome, Policy
+from mailbot.mail.inbox import Fetched
+from mailbot.store.backup import _tables, backup, restore
+from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.models import Game
+from mailbot.store.schema import upgrade
+from mailbot.store.tournaments import import_start_list
 
 UTC = datetime.UTC
 SENDER = "Federation CC <bot@federation.example>"

@@ -1,7 +1,7 @@
 """Move cost at ply 200 against ply 2: one move e-mail in a long game and in a young one.
 
 No mail server: like ``tests/deskbench.py``, messages go straight to
-:meth:`mailbot.desk.Desk.receive` (as the inbox hands them over), on an
+:meth:`mailbot.desk.pipeline.Desk.receive` (as the inbox hands them over), on an
 SQLite file or, with ``--database``, a fresh schema of a PostgreSQL
 database. The script imports one tournament of ``--long-games`` long games
 and ``--moves`` young games, each between two players of its own, and plays
@@ -50,8 +50,8 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
 from mailbot.cli import tune_collector
-from mailbot.desk import Outcome
-from mailbot.store import Game, Move
+from mailbot.desk.pipeline import Outcome
+from mailbot.store.models import Game, Move
 
 UTC = datetime.UTC
 SOFIA = ZoneInfo("Europe/Sofia")

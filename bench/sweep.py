@@ -39,17 +39,12 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
 from mailbot.cli import tune_collector
-from mailbot.startlist import StartList, start_list_from_mapping
-from mailbot.store import (
-    Game,
-    Move,
-    Outbox,
-    import_start_list,
-    make_engine,
-    session_factory,
-    upgrade,
-)
-from mailbot.sweep import sweep
+from mailbot.desk.sweep import sweep
+from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.models import Game, Move, Outbox
+from mailbot.store.schema import upgrade
+from mailbot.store.startlist import StartList, start_list_from_mapping
+from mailbot.store.tournaments import import_start_list
 
 UTC = datetime.UTC
 SENDER = "Federation CC <bot@federation.example>"

@@ -37,18 +37,15 @@ from sqlalchemy.orm import Session
 from mailbot import __version__
 from mailbot.config import Config, ConfigError, load_config
 from mailbot.logs import logging_for_command
-from mailbot.postman import compose_address
-from mailbot.startlist import StartListError, load_start_list
-from mailbot.store import (
+from mailbot.mail.postman import compose_address
+from mailbot.store.engine import describe_url, make_engine, session_factory
+from mailbot.store.schema import schema_revision, upgrade
+from mailbot.store.startlist import StartListError, load_start_list
+from mailbot.store.tournaments import (
     DuplicateTournamentError,
     TournamentStartedError,
     delete_tournament,
-    describe_url,
     import_start_list,
-    make_engine,
-    schema_revision,
-    session_factory,
-    upgrade,
 )
 
 log = logging.getLogger("mailbot")
@@ -178,9 +175,9 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_import_arguments,
 )
 def tournament_import(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot.compose.notifier import Notifier
     from mailbot.courier import deliver
-    from mailbot.notifier import Notifier
-    from mailbot.postman import Postman
+    from mailbot.mail.postman import Postman
     from mailbot.rules.events import TournamentStarted
 
     _fix_now(ctx, args)
@@ -339,9 +336,9 @@ def _sweep_arguments(parser: argparse.ArgumentParser) -> None:
 )
 def sweep(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot.courier import deliver
+    from mailbot.desk.sweep import sweep as run_sweep
     from mailbot.health import SWEEP, beat
-    from mailbot.postman import Postman
-    from mailbot.sweep import sweep as run_sweep
+    from mailbot.mail.postman import Postman
 
     _fix_now(ctx, args)
     engine = make_engine(ctx.settings.database)
@@ -383,12 +380,12 @@ def _td_arguments(parser: argparse.ArgumentParser) -> None:
 def td(ctx: Context, args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
-    from mailbot import director
+    from mailbot.compose.notifier import Notifier
     from mailbot.courier import deliver
-    from mailbot.notifier import Notifier
-    from mailbot.postman import Postman
-    from mailbot.store import Tournament
-    from mailbot.work import Work
+    from mailbot.desk import director
+    from mailbot.desk.work import Work
+    from mailbot.mail.postman import Postman
+    from mailbot.store.models import Tournament
 
     _fix_now(ctx, args)
     line = " ".join(args.order)
@@ -434,7 +431,7 @@ def td(ctx: Context, args: argparse.Namespace) -> int:
 )
 def run(ctx: Context, args: argparse.Namespace) -> int:
     from mailbot.daemon import Daemon
-    from mailbot.sweep import sweep as run_sweep
+    from mailbot.desk.sweep import sweep as run_sweep
 
     engine = make_engine(ctx.settings.database)
     try:
@@ -650,7 +647,7 @@ def _outbox_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_outbox_arguments,
 )
 def outbox(ctx: Context, args: argparse.Namespace) -> int:
-    from mailbot.outbox import listing
+    from mailbot.store.outbox import listing
 
     def lines(session: Session) -> str:
         status = "failed" if args.failed else "bounced" if args.bounced else "pending"
@@ -699,7 +696,7 @@ def _quarantine_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_quarantine_arguments,
 )
 def quarantine(ctx: Context, args: argparse.Namespace) -> int:
-    from mailbot import quarantine as aside
+    from mailbot.desk import quarantine as aside
 
     config = ctx.settings
     if args.action == "list" and (args.id or args.all):
@@ -814,7 +811,7 @@ def _oauth_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_oauth_arguments,
 )
 def oauth_authorize(ctx: Context, args: argparse.Namespace) -> int:
-    from mailbot import oauth
+    from mailbot.mail import oauth
 
     account = ctx.settings.imap if args.account == "imap" else ctx.settings.smtp
     settings = account.oauth2
@@ -859,7 +856,7 @@ def _backup_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_backup_arguments,
 )
 def backup(ctx: Context, args: argparse.Namespace) -> int:
-    from mailbot import backup as store_backup
+    from mailbot.store import backup as store_backup
 
     try:
         summary = store_backup.backup(ctx.settings.database, args.file)
@@ -893,7 +890,7 @@ def _restore_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_restore_arguments,
 )
 def restore(ctx: Context, args: argparse.Namespace) -> int:
-    from mailbot import backup as store_backup
+    from mailbot.store import backup as store_backup
 
     try:
         summary = store_backup.restore(ctx.settings.database, args.file)
@@ -1062,8 +1059,8 @@ def infrastructure_problem(exc: Exception, config: Config | None, path: Path) ->
         TimeoutError,
     )
 
-    from mailbot.inbox import MailboxError, OAuthRefused
-    from mailbot.outage import StoreUnavailable, fault_of
+    from mailbot.mail.inbox import MailboxError, OAuthRefused
+    from mailbot.store.outage import StoreUnavailable, fault_of
 
     if isinstance(exc, StoreUnavailable):
         return f"{exc}; {exc.fault.advice(str(path))}"

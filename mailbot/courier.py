@@ -36,12 +36,12 @@ from multiprocessing.process import BaseProcess
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from mailbot.compose.notifier import tell_director_undeliverable
 from mailbot.config import Config
 from mailbot.logs import child_handler, set_level
-from mailbot.notifier import tell_director_undeliverable
-from mailbot.outbox import Delivery, deliver_due
-from mailbot.postman import Postman
-from mailbot.store import make_engine, session_factory
+from mailbot.mail.postman import Postman
+from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.outbox import Delivery, deliver_due
 
 log = logging.getLogger(__name__)
 

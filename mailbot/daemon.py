@@ -39,19 +39,19 @@ from apscheduler.triggers.cron import CronTrigger
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from mailbot.compose.notices import Renderer
 from mailbot.config import Config
 from mailbot.courier import Courier, deliver, shareable
-from mailbot.desk import Desk, Outcome, Policy
+from mailbot.desk.pipeline import Desk, Outcome, Policy
 from mailbot.health import POLL, SWEEP, beat
-from mailbot.inbox import Fetched, Mailbox, MailboxError, OAuthRefused
+from mailbot.mail.inbox import Fetched, Mailbox, MailboxError, OAuthRefused
+from mailbot.mail.oauth import TokenRevoked
+from mailbot.mail.postman import Postman
 from mailbot.metrics import Served, serve
-from mailbot.notices import Renderer
-from mailbot.oauth import TokenRevoked
-from mailbot.outage import StoreUnavailable, diagnose
-from mailbot.outbox import Delivery, queue
-from mailbot.postman import Postman
 from mailbot.service import Service
-from mailbot.store import Game, Move, Notice, Outbox, Tournament
+from mailbot.store.models import Game, Move, Notice, Outbox, Tournament
+from mailbot.store.outage import StoreUnavailable, diagnose
+from mailbot.store.outbox import Delivery, queue
 
 log = logging.getLogger(__name__)
 

@@ -32,8 +32,10 @@ from imapclient import IMAPClient
 
 from mailbot.config import Config, parse_config
 from mailbot.daemon import fixed_clock, poll_once
-from mailbot.startlist import parse_start_list
-from mailbot.store import import_start_list, make_engine, session_factory, upgrade
+from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.schema import upgrade
+from mailbot.store.startlist import parse_start_list
+from mailbot.store.tournaments import import_start_list
 
 BOT = "arbiter@demo.example"
 PASSWORD = "demo-only"
@@ -152,8 +154,8 @@ def _body(message: EmailMessage) -> str:
 
 def run_demo(out: Callable[[str], None] = print) -> DemoResult:
     """Play the demo game; ``out`` gets the conversation line by line."""
-    from mailbot.record import export_pgn
-    from mailbot.store import Game
+    from mailbot.store.models import Game
+    from mailbot.store.record import export_pgn
 
     start = datetime.datetime(2026, 3, 1, 9, 0, tzinfo=datetime.UTC)
     with (

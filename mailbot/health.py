@@ -2,7 +2,7 @@
 
 Every check reads the database, so it works from any process while the daemon
 runs: the store itself (reachable, writes, at the code's migration), when the
-last poll and the last sweep succeeded (:class:`~mailbot.store.Heartbeat`,
+last poll and the last sweep succeeded (:class:`~mailbot.store.models.Heartbeat`,
 written by the daemon, ``poll`` and ``sweep``), the oldest mail waiting in the
 outbox, mail given up or bounced, and messages in quarantine; and, for an
 account that logs in with OAuth2, its token file (readable, holding a refresh
@@ -26,10 +26,12 @@ from pathlib import Path
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot.config import Config, HealthConfig, OAuth2Config
-from mailbot.oauth import authorize_command, token_state
-from mailbot.outage import StoreUnavailable, fault_of, probe, where_of
-from mailbot.store import Heartbeat, InboundMessage, Outbox, migrations_head, schema_revision
+from mailbot.config import Config, HealthConfig
+from mailbot.mail.oauth import authorize_command, token_state
+from mailbot.mail.settings import OAuth2Config
+from mailbot.store.models import Heartbeat, InboundMessage, Outbox
+from mailbot.store.outage import StoreUnavailable, fault_of, probe, where_of
+from mailbot.store.schema import migrations_head, schema_revision
 
 #: The kinds of work whose last success is kept.
 POLL = "poll"
@@ -137,7 +139,7 @@ def _tokens(accounts: Sequence[tuple[str, OAuth2Config]]) -> list[Check]:
 
     The token file is read by the real clock (token lifetimes do not follow ``--now``).
 
-    >>> from mailbot.config import Provider
+    >>> from mailbot.mail.settings import Provider
     >>> settings = OAuth2Config(Provider.GOOGLE, "id", "/nonexistent/t.json", config_file="c")
     >>> print(_tokens([("smtp", settings)])[0].line())
     CRITICAL oauth2: smtp: no token file /nonexistent/t.json; run: mailbot -c c oauth authorize smtp

@@ -1,7 +1,7 @@
 """Where the bot's log lines go and what they look like.
 
 By default every process logs to stderr (under systemd, the journal) in the
-form ``2026-03-02 09:00:01,123 INFO mailbot.desk: ...``. With ``log_file``
+form ``2026-03-02 09:00:01,123 INFO mailbot.desk.pipeline: ...``. With ``log_file``
 the lines go to that file instead, through :class:`logging.handlers.WatchedFileHandler`:
 when logrotate moves the file away, the next line reopens it under its name,
 so no signal and no ``copytruncate`` is needed. With ``log_format: json``
@@ -16,12 +16,12 @@ The libraries' own chatter stays out below WARNING (imapclient's, APScheduler's
 >>> stream = io.StringIO()
 >>> handler = logging.StreamHandler(stream)
 >>> handler.setFormatter(formatter("json"))
->>> record = logging.makeLogRecord({"name": "mailbot.desk", "levelname": "INFO",
+>>> record = logging.makeLogRecord({"name": "mailbot.desk.pipeline", "levelname": "INFO",
 ...                                 "msg": "handled %s", "args": ("m1",)})
 >>> handler.emit(record)
 >>> line = json.loads(stream.getvalue())
 >>> line["level"], line["logger"], line["message"]
-('INFO', 'mailbot.desk', 'handled m1')
+('INFO', 'mailbot.desk.pipeline', 'handled m1')
 """
 
 from __future__ import annotations

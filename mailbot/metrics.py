@@ -36,7 +36,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import parse_listen
-from mailbot.store import INBOUND_STATUSES, Heartbeat, InboundMessage, Outbox
+from mailbot.store.models import INBOUND_STATUSES, Heartbeat, InboundMessage, Outbox
 
 log = logging.getLogger(__name__)
 

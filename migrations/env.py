@@ -13,7 +13,8 @@ from typing import Any, Literal
 from alembic import context
 from sqlalchemy import Connection, pool
 
-from mailbot.store import Base, UTCDateTime, make_engine
+from mailbot.store.engine import make_engine
+from mailbot.store.models import Base, UTCDateTime
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("connection") is None:

@@ -2,7 +2,7 @@
 
 For the behaviour of the desk itself (what it records, applies and answers),
 the IMAP round trip adds nothing but time: a :class:`Bench` hands raw
-messages to :meth:`mailbot.desk.Desk.receive` as the inbox would (with a
+messages to :meth:`mailbot.desk.pipeline.Desk.receive` as the inbox would (with a
 folder, UIDVALIDITY, UID and arrival time) and reads the outbox table for the
 answers. The mail path itself is tested on Dovecot and aiosmtpd elsewhere.
 """
@@ -23,20 +23,14 @@ from typing import Protocol
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot.desk import Desk, Outcome, Policy
-from mailbot.inbox import Fetched
-from mailbot.outbox import deliver_due
-from mailbot.startlist import parse_start_list
-from mailbot.store import (
-    Game,
-    InboundMessage,
-    Outbox,
-    Tournament,
-    import_start_list,
-    make_engine,
-    session_factory,
-    upgrade,
-)
+from mailbot.desk.pipeline import Desk, Outcome, Policy
+from mailbot.mail.inbox import Fetched
+from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.models import Game, InboundMessage, Outbox, Tournament
+from mailbot.store.outbox import deliver_due
+from mailbot.store.schema import upgrade
+from mailbot.store.startlist import parse_start_list
+from mailbot.store.tournaments import import_start_list
 
 BOT = "bot@federation.example"
 TD = "td@federation.example"

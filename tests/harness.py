@@ -27,8 +27,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import Config, config_from_mapping
 from mailbot.daemon import PassReport, fixed_clock, poll_once
-from mailbot.startlist import parse_start_list
-from mailbot.store import import_start_list, make_engine, session_factory, upgrade
+from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.schema import upgrade
+from mailbot.store.startlist import parse_start_list
+from mailbot.store.tournaments import import_start_list
 
 BOT = "bot@federation.example"
 UTC = datetime.UTC

@@ -22,13 +22,15 @@ from deskbench import BLACK, BOT, TD, WHITE, Bench, at
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from mailbot.backup import BackupError, backup, encode, restore
-from mailbot.backup import _tables as tables_of
-from mailbot.desk import Desk, Outcome, Policy
-from mailbot.inbox import Fetched
+from mailbot.desk.pipeline import Desk, Outcome, Policy
+from mailbot.desk.sweep import sweep
+from mailbot.mail.inbox import Fetched
 from mailbot.publish.evidence import write_evidence
-from mailbot.store import Game, Outbox, make_engine, migrations_head, session_factory
-from mailbot.sweep import sweep
+from mailbot.store.backup import BackupError, backup, encode, restore
+from mailbot.store.backup import _tables as tables_of
+from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.models import Game, Outbox
+from mailbot.store.schema import migrations_head
 
 GAME = "[PX-1/1] move"
 
@@ -212,7 +214,7 @@ def test_the_raw_messages_and_dates_survive_byte_for_byte(
     path = tmp_path / "b.gz"
     backup(played, path)
     restore(postgres_url, path)
-    from mailbot.store import InboundMessage
+    from mailbot.store.models import InboundMessage
 
     def messages(url: str) -> list[tuple[bytes, datetime.datetime]]:
         engine = make_engine(url)

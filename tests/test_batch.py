@@ -27,9 +27,9 @@ from deskbench import TD, Bench, at
 from sqlalchemy import select
 from test_roster import BELLA, BLACK, DMARC, GREY, IVAN, START, WHITE
 
-from mailbot.desk import Outcome
-from mailbot.inbox import Fetched
-from mailbot.store import Game, Move, Tournament
+from mailbot.desk.pipeline import Outcome
+from mailbot.mail.inbox import Fetched
+from mailbot.store.models import Game, Move, Tournament
 
 STRANGER = "eve@example.net"
 
@@ -118,7 +118,7 @@ def test_a_batch_is_answered_as_its_messages_one_at_a_time(
         fetched = _fetched(_messages(single))
         alone = [single.desk.receive(f, now) for f in fetched]
         caplog.clear()
-        with caplog.at_level(logging.INFO, logger="mailbot.desk"):
+        with caplog.at_level(logging.INFO, logger="mailbot.desk.pipeline"):
             # two batches: the second reads what the first wrote from the database
             together = [
                 *batch.desk.receive_all(fetched[:5], now),

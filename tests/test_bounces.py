@@ -22,10 +22,10 @@ from harness import config_mapping
 from mailservers import ImapAccount, SmtpSink
 from sqlalchemy import select
 
-from mailbot import bounces
 from mailbot.cli import main
-from mailbot.desk import Outcome
-from mailbot.store import InboundMessage, Outbox, Player
+from mailbot.desk.pipeline import Outcome
+from mailbot.mail import bounces
+from mailbot.store.models import InboundMessage, Outbox, Player
 
 START_LIST = """
 index: BX-1
@@ -266,7 +266,7 @@ def test_an_address_that_bounces_three_times_is_marked_and_the_td_asked_to_corre
 
 
 def test_a_bounced_start_mail_tells_the_td_who_cannot_be_reached(bench: Bench) -> None:
-    from mailbot.notifier import Notifier
+    from mailbot.compose.notifier import Notifier
     from mailbot.rules import events as ev
 
     with bench.sessions.begin() as session:
@@ -435,7 +435,7 @@ def test_the_status_mail_and_the_game_page_show_that_the_move_mail_bounced(
 def test_a_14_day_repeat_that_bounces_is_told_as_the_move_line_is(bench: Bench) -> None:
     """The repeat carries the same move to the player to move (art. 26): its bounce tells
     the mover, the TD and the opponent's other address."""
-    from mailbot.sweep import sweep
+    from mailbot.desk.sweep import sweep
 
     relay = Relay()
     played(bench, relay)
@@ -480,7 +480,7 @@ def test_a_delayed_report_is_a_temporary_failure() -> None:
 
 
 def test_two_reports_about_one_row_in_one_batch_act_once(bench: Bench) -> None:
-    from mailbot.inbox import Fetched
+    from mailbot.mail.inbox import Fetched
 
     relay = Relay()
     row = played(bench, relay)

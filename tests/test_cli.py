@@ -11,7 +11,9 @@ from sqlalchemy import func, select
 
 from mailbot import __version__
 from mailbot.cli import main
-from mailbot.store import Game, Player, Tournament, make_engine, schema_revision, session_factory
+from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.models import Game, Player, Tournament
+from mailbot.store.schema import schema_revision
 
 START_LIST = """\
 index: BG-2026-E1

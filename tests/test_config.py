@@ -8,13 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from mailbot.config import (
-    ConfigError,
-    Security,
-    config_from_mapping,
-    load_config,
-    parse_config,
-)
+from mailbot.config import ConfigError, config_from_mapping, load_config, parse_config
+from mailbot.mail.settings import Security
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.yaml"
 ENV = {"MAILBOT_IMAP_PASSWORD": "imap-s3cret", "MAILBOT_SMTP_PASSWORD": "smtp-s3cret"}
@@ -246,7 +241,7 @@ def with_oauth2(account: str, **oauth2: Any) -> dict[str, Any]:
 
 
 def test_oauth2_accounts_take_the_presets_keys() -> None:
-    from mailbot.config import Auth, Mechanism, Provider
+    from mailbot.mail.settings import Auth, Mechanism, Provider
 
     env = {**ENV, "MAILBOT_OAUTH_SECRET": "oauth-s3cret"}
     data = with_oauth2("imap", provider="google", client_secret="${MAILBOT_OAUTH_SECRET}")

@@ -16,8 +16,8 @@ import pytest
 from deskbench import BOT, TD, Bench
 from sqlalchemy import select
 
-from mailbot.store import Game, Outbox, Player
-from mailbot.sweep import sweep
+from mailbot.desk.sweep import sweep
+from mailbot.store.models import Game, Outbox, Player
 
 UTC = datetime.UTC
 START_LIST = """

@@ -30,8 +30,8 @@ from harness import Federation, text_of
 from mailservers import Dovecot, ImapAccount, Received, SmtpSink
 
 from mailbot.config import config_from_mapping
-from mailbot.startlist import parse_start_list
-from mailbot.store import import_start_list
+from mailbot.store.startlist import parse_start_list
+from mailbot.store.tournaments import import_start_list
 
 #: The module's fixture is costly: its tests run in one worker under pytest-xdist.
 pytestmark = pytest.mark.xdist_group("corpus-mailpath")

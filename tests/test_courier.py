@@ -25,10 +25,10 @@ from harness import Federation
 from mailservers import ImapAccount, SmtpSink
 from sqlalchemy import func, select
 
-from mailbot.desk import Desk, Outcome
-from mailbot.inbox import Fetched
-from mailbot.outbox import MARKS
-from mailbot.store import Move, Outbox
+from mailbot.desk.pipeline import Desk, Outcome
+from mailbot.mail.inbox import Fetched
+from mailbot.store.models import Move, Outbox
+from mailbot.store.outbox import MARKS
 
 UTC = datetime.UTC
 INDEX = "CO-1"

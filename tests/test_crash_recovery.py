@@ -37,9 +37,10 @@ from mailservers import ImapAccount, Received, SmtpSink, dovecot_server, imap_ac
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from mailbot.pgn import surname_first
 from mailbot.rules.notation import Notation, write_move
-from mailbot.store import InboundMessage, Move, Outbox, make_engine
+from mailbot.rules.pgn import surname_first
+from mailbot.store.engine import make_engine
+from mailbot.store.models import InboundMessage, Move, Outbox
 
 UTC = datetime.UTC
 INDEX = "CR-2026"
@@ -277,7 +278,7 @@ from imapclient import IMAPClient
 import smtplib
 from sqlalchemy import event
 from sqlalchemy.orm import Session
-from mailbot.store import Move, Outbox
+from mailbot.store.models import Move, Outbox
 
 def die():
     os.kill(os.getpid(), signal.SIGKILL)

@@ -15,9 +15,9 @@ from harness import Federation, text_of
 from mailservers import ImapAccount, SmtpSink
 
 from mailbot.cli import main
-from mailbot.outbox import deliver_due
-from mailbot.postman import Postman
-from mailbot.sweep import sweep
+from mailbot.desk.sweep import sweep
+from mailbot.mail.postman import Postman
+from mailbot.store.outbox import deliver_due
 
 SOFIA = datetime.timezone(datetime.timedelta(hours=2))
 START_LIST = """

@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 
-from mailbot.director import OrderError, read_order, read_orders
+from mailbot.desk.director import OrderError, read_order, read_orders
 
 
 @pytest.mark.parametrize(

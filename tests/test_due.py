@@ -19,8 +19,10 @@ import pytest
 from deskbench import BOT, Bench
 from sqlalchemy import func, select
 
-from mailbot.store import Game, Notice, Outbox, downgrade, make_engine, upgrade
-from mailbot.sweep import due_games, sweep
+from mailbot.desk.sweep import due_games, sweep
+from mailbot.store.engine import make_engine
+from mailbot.store.models import Game, Notice, Outbox
+from mailbot.store.schema import downgrade, upgrade
 
 UTC = datetime.UTC
 SOFIA = ZoneInfo("Europe/Sofia")
@@ -88,7 +90,7 @@ def test_the_indexed_sweep_misses_nothing_a_full_sweep_would_send(
     bench: Bench, chunk: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # with chunks of one game, every game and every calendar date has a transaction of its own
-    monkeypatch.setattr("mailbot.sweep.CHUNK", chunk)
+    monkeypatch.setattr("mailbot.desk.sweep.CHUNK", chunk)
     # game 1 is played, then Bella falls silent (repeat at 14 days, silence at 40)
     bench.send(WHITE, "DUE-1/1 1. e2-e4", day(3, 2), subject="DUE-1/1")
     bench.send(BLACK, "DUE-1/1 1... e7-e5", day(3, 6), subject="DUE-1/1")

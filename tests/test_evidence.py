@@ -24,13 +24,13 @@ from mailservers import ImapAccount, SmtpSink
 from sqlalchemy import select
 
 from mailbot.config import Config, config_from_mapping
-from mailbot.outbox import deliver_due
-from mailbot.postman import Postman
+from mailbot.desk.sweep import sweep
+from mailbot.mail.postman import Postman
 from mailbot.publish import report
 from mailbot.publish.evidence import EvidenceFolderError, write_evidence
 from mailbot.publish.report import UnknownGameError, overview, tournament_status
-from mailbot.store import Claim, Game, InboundMessage, Outbox
-from mailbot.sweep import sweep
+from mailbot.store.models import Claim, Game, InboundMessage, Outbox
+from mailbot.store.outbox import deliver_due
 
 START_LIST = f"""
 index: EV-1

@@ -39,7 +39,7 @@ from harness import Federation, login
 from mailservers import ImapAccount, Received, SmtpSink
 from sqlalchemy import func, select
 
-from mailbot.store import Game, InboundMessage, Move, Outbox
+from mailbot.store.models import Game, InboundMessage, Move, Outbox
 
 UTC = datetime.UTC
 TD = "td@federation.example"

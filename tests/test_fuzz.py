@@ -21,7 +21,7 @@ from deskbench import BLACK, BOT, GREY, IVAN, TD, WHITE, Bench, at
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mailbot.desk import Outcome
+from mailbot.desk.pipeline import Outcome
 
 #: The module's fixture is costly: its tests run in one worker under pytest-xdist.
 pytestmark = pytest.mark.xdist_group("fuzz")

@@ -19,8 +19,9 @@ from sqlalchemy import select, update
 
 from mailbot.cli import main
 from mailbot.health import POLL, SWEEP, beat
-from mailbot.oauth import fingerprint
-from mailbot.store import InboundMessage, Outbox, upgrade
+from mailbot.mail.oauth import fingerprint
+from mailbot.store.models import InboundMessage, Outbox
+from mailbot.store.schema import upgrade
 
 
 def write_config(folder: Path, database: str, **changes: object) -> Path:
@@ -176,7 +177,7 @@ def test_the_last_poll_and_sweep_come_from_the_database_whoever_ran_them(
     beat(bench.sessions, POLL)
     beat(bench.sessions, SWEEP)
     with bench.sessions.begin() as session:
-        from mailbot.store import Heartbeat
+        from mailbot.store.models import Heartbeat
 
         session.execute(update(Heartbeat).where(Heartbeat.name == POLL).values(at=old))
     status, found = health(config)

@@ -32,12 +32,12 @@ from sqlalchemy import select
 
 from mailbot.cli import main
 from mailbot.courier import deliver
-from mailbot.desk import Outcome
-from mailbot.inbox import Fetched
-from mailbot.letters import read_letter
-from mailbot.postman import Postman
-from mailbot.store import Claim, Game, HeldOrder, InboundMessage, Move, Outbox, Penalty
-from mailbot.trust import Dmarc, dmarc_verdict
+from mailbot.desk.pipeline import Outcome
+from mailbot.mail.inbox import Fetched
+from mailbot.mail.letters import read_letter
+from mailbot.mail.postman import Postman
+from mailbot.mail.trust import Dmarc, dmarc_verdict
+from mailbot.store.models import Claim, Game, HeldOrder, InboundMessage, Move, Outbox, Penalty
 
 UTC = datetime.UTC
 BOT = "bot@federation.example"
@@ -159,7 +159,7 @@ def _run(fed: Federation) -> None:
 
     # what Dovecot will not take goes to the desk as the inbox would hand it over
     from mailbot.daemon import policy_of
-    from mailbot.desk import Desk
+    from mailbot.desk.pipeline import Desk
 
     desk = Desk(fed.sessions, policy_of(fed.config))
     now = datetime.datetime.fromisoformat(NOW)

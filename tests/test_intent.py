@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 
-from mailbot.intent import Word, help_words, read_words
+from mailbot.mail.intent import Word, help_words, read_words
 
 
 @pytest.mark.parametrize(

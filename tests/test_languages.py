@@ -21,19 +21,19 @@ import pytest
 from deskbench import BOT, TD, Bench, at
 from sqlalchemy import select
 
-from mailbot import catalogue
+from mailbot.compose import catalogue
+from mailbot.compose.notices import template_dir
+from mailbot.compose.notifier import Notifier, Origin
 from mailbot.daemon import tell_token_refused
-from mailbot.notices import template_dir
-from mailbot.notifier import Notifier, Origin
-from mailbot.oauth import TokenRevoked
-from mailbot.outbox import queue
+from mailbot.mail.oauth import TokenRevoked
 from mailbot.rules import events as ev
 from mailbot.rules import referee
 from mailbot.rules.game import GameEnd, Termination
 from mailbot.rules.phrase import Phrase
 from mailbot.rules.result import Result
 from mailbot.rules.tablebase import Outcome, Verdict
-from mailbot.store import Claim, Game, HeldOrder, InboundMessage, Outbox, Player
+from mailbot.store.models import Claim, Game, HeldOrder, InboundMessage, Outbox, Player
+from mailbot.store.outbox import queue
 
 LANGUAGES = ("en", "bg", "ru")
 START_LIST = """
@@ -325,7 +325,7 @@ def test_every_message_is_wholly_in_its_readers_language(world: Bench) -> None:
 def test_every_template_is_rendered_by_some_event(world: Bench) -> None:
     """The events above reach every template (so the test above has read them all)."""
     seen: set[str] = set()
-    from mailbot.notices import Renderer
+    from mailbot.compose.notices import Renderer
 
     class Spy(Renderer):
         def render(self, name, language, context, **kwargs):  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mailbot.letters import (
+from mailbot.mail.letters import (
     AutoKind,
     Letter,
     decode_header,

@@ -13,13 +13,13 @@ def test_a_moved_log_file_is_reopened_under_its_name(tmp_path: Path) -> None:
     path = tmp_path / "log" / "mailbot.log"
     with logging_for_command() as logs:
         logs.apply("INFO", str(path))
-        logging.getLogger("mailbot.desk").info("first line")
+        logging.getLogger("mailbot.desk.pipeline").info("first line")
         path.rename(tmp_path / "log" / "mailbot.log.1")  # what logrotate does
-        logging.getLogger("mailbot.desk").info("second line")
+        logging.getLogger("mailbot.desk.pipeline").info("second line")
     assert "first line" in (tmp_path / "log" / "mailbot.log.1").read_text()
     text = path.read_text()
     assert "second line" in text and "first line" not in text
-    assert " INFO mailbot.desk: second line" in text
+    assert " INFO mailbot.desk.pipeline: second line" in text
 
 
 def test_json_lines_carry_time_level_logger_message_and_the_failure(tmp_path: Path) -> None:
@@ -30,7 +30,7 @@ def test_json_lines_carry_time_level_logger_message_and_the_failure(tmp_path: Pa
         try:
             raise ValueError("broken")
         except ValueError:
-            logging.getLogger("mailbot.desk").exception("failed")
+            logging.getLogger("mailbot.desk.pipeline").exception("failed")
     first, second = (json.loads(line) for line in path.read_text().splitlines() if line)
     assert first["level"] == "WARNING" and first["logger"] == "mailbot.daemon"
     assert first["message"] == "IMAP down: Ивана x"

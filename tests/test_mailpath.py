@@ -24,9 +24,9 @@ from sqlalchemy.exc import IntegrityError
 
 from mailbot.cli import main
 from mailbot.daemon import fixed_clock, poll_once
-from mailbot.inbox import MailboxError
+from mailbot.mail.inbox import MailboxError
 from mailbot.rules import referee
-from mailbot.store import Game, InboundMessage, Outbox
+from mailbot.store.models import Game, InboundMessage, Outbox
 
 SOFIA = ZoneInfo("Europe/Sofia")
 START = datetime.date(2026, 3, 1)

@@ -16,10 +16,10 @@ from deskbench import BLACK, WHITE, Bench, at
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import update
 
-from mailbot.desk import Outcome
+from mailbot.desk.pipeline import Outcome
 from mailbot.health import POLL, beat
 from mailbot.metrics import serve
-from mailbot.store import Outbox
+from mailbot.store.models import Outbox
 
 GAME = "[PX-1/1] move"
 

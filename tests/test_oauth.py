@@ -522,9 +522,9 @@ def test_processes_sharing_a_token_file_refresh_once_and_early(
     the rotated refresh token kept, every login given the same live token."""
     import threading
 
-    from mailbot.config import OAuth2Config
-    from mailbot.config import Provider as Preset
-    from mailbot.oauth import TokenSource
+    from mailbot.mail.oauth import TokenSource
+    from mailbot.mail.settings import OAuth2Config
+    from mailbot.mail.settings import Provider as Preset
 
     provider = oauth_env
     client = provider.register("bot-shared", rotate=True)
@@ -569,8 +569,8 @@ def test_a_refused_smtp_token_stops_sending_until_a_new_one_is_written(
     """The postman says so once, then does not try (nor ask the provider) while the file
     holds the refused token; a token written by ``oauth authorize`` is used at once."""
     from mailbot.config import config_from_mapping
-    from mailbot.oauth import TokenRevoked
-    from mailbot.postman import Postman, SendError
+    from mailbot.mail.oauth import TokenRevoked
+    from mailbot.mail.postman import Postman, SendError
 
     provider = oauth_env
     client = provider.register("bot-smtp")

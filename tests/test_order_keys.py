@@ -19,11 +19,11 @@ import pytest
 from deskbench import AUTHSERV, BOT, START_LIST, TD, WHITE, Bench, at
 from sqlalchemy import select
 
-from mailbot.desk import Outcome
-from mailbot.notifier import Notifier
-from mailbot.outbox import compose
+from mailbot.compose.notifier import Notifier
+from mailbot.desk.pipeline import Outcome
 from mailbot.rules import events as ev
-from mailbot.store import HeldOrder, Outbox, Tournament
+from mailbot.store.models import HeldOrder, Outbox, Tournament
+from mailbot.store.outbox import compose
 
 GAME = "[PX-1/1] move"
 VOUCHED = [("Authentication-Results", f"{AUTHSERV}; dmarc=pass header.from=federation.example")]

@@ -35,7 +35,7 @@ from mailservers import ImapAccount, SmtpSink
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
 
-from mailbot.store import Game, InboundMessage, Move
+from mailbot.store.models import Game, InboundMessage, Move
 
 SOFIA = ZoneInfo("Europe/Sofia")
 GAMES = 12
@@ -330,8 +330,8 @@ def test_the_store_probe_tells_a_write_refused_from_a_store_that_writes(
     tmp_path: Path,
 ) -> None:
     """The check that comes before any unrecorded quarantine: a real read-only file."""
-    from mailbot.outage import Fault, probe
-    from mailbot.store import make_engine, session_factory
+    from mailbot.store.engine import make_engine, session_factory
+    from mailbot.store.outage import Fault, probe
 
     database = tmp_path / "probe.db"
     engine = make_engine(f"sqlite:///{database}")
@@ -339,8 +339,8 @@ def test_the_store_probe_tells_a_write_refused_from_a_store_that_writes(
     assert probe(sessions) is None
     engine.dispose()
     code = (
-        "import sys; from mailbot.outage import probe; "
-        "from mailbot.store import make_engine, session_factory; "
+        "import sys; from mailbot.store.outage import probe; "
+        "from mailbot.store.engine import make_engine, session_factory; "
         f"f = probe(session_factory(make_engine('sqlite:///{database}'))); "
         "print(f.kind.value if f else 'none')"
     )

@@ -26,9 +26,9 @@ from mailservers import ImapAccount, SmtpSink
 from mailbot.cli import main
 from mailbot.config import config_from_mapping
 from mailbot.courier import deliver
-from mailbot.outbox import compose, queue
-from mailbot.postman import Postman
-from mailbot.store import Outbox
+from mailbot.mail.postman import Postman
+from mailbot.store.models import Outbox
+from mailbot.store.outbox import compose, queue
 
 START_LIST = """
 index: OB-1

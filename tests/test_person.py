@@ -19,8 +19,8 @@ from harness import Federation, text_of
 from mailservers import ImapAccount, SmtpSink
 
 from mailbot.courier import deliver
-from mailbot.postman import Postman
-from mailbot.sweep import sweep
+from mailbot.desk.sweep import sweep
+from mailbot.mail.postman import Postman
 
 UTC = datetime.UTC
 TD = "td@federation.example"

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mailbot.pgn import (
+from mailbot.rules.game import Termination
+from mailbot.rules.pgn import (
     GameRecord,
     MoveRecord,
     PenaltyNote,
@@ -22,10 +23,11 @@ from mailbot.pgn import (
     mode_for,
     surname_first,
 )
-from mailbot.record import export_pgn
-from mailbot.rules.game import Termination
-from mailbot.startlist import parse_start_list
-from mailbot.store import Base, Game, Move, import_start_list, make_engine, session_factory
+from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.models import Base, Game, Move
+from mailbot.store.record import export_pgn
+from mailbot.store.startlist import parse_start_list
+from mailbot.store.tournaments import import_start_list
 
 # Everitt - Wang, ICCF 1997 (NAPZ/MPP final): a real correspondence game, 54 moves.
 EVERITT_WANG = """

@@ -14,10 +14,11 @@ import pytest
 from deskbench import AUTHSERV, BLACK, BOT, GREY, IVAN, TD, WHITE, Bench, at
 from sqlalchemy import select
 
-from mailbot.desk import Desk, Outcome, StoreUnavailable
-from mailbot.inbox import Fetched
-from mailbot.letters import read_letter
-from mailbot.store import HeldOrder, make_engine, session_factory
+from mailbot.desk.pipeline import Desk, Outcome, StoreUnavailable
+from mailbot.mail.inbox import Fetched
+from mailbot.mail.letters import read_letter
+from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.models import HeldOrder
 
 GAME = "[PX-1/1] move"
 
@@ -393,10 +394,10 @@ def test_held_orders_lapse_after_a_week_and_are_asked_again(bench: Bench) -> Non
 def test_each_message_is_one_log_line_with_sender_game_ply_and_outcome(
     bench: Bench, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level("INFO", logger="mailbot.desk")
+    caplog.set_level("INFO", logger="mailbot.desk.pipeline")
     bench.send(WHITE, "1. e2-e4", at(2), subject=GAME, message_id="<m1@players.example>")
     bench.send(BLACK, "1... Ng8-e7", at(3), subject=GAME, message_id="<m2@players.example>")
-    lines = [r.getMessage() for r in caplog.records if r.name == "mailbot.desk"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "mailbot.desk.pipeline"]
     assert lines == [
         "message m1@players.example from white@example.org: game PX-1/1 ply 1 e2e4 processed",
         "message m2@players.example from black@example.org: game PX-1/1 ply 1 e2e4 rejected "

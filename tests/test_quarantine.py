@@ -23,8 +23,8 @@ from mailservers import ImapAccount, Received, SmtpSink, free_port
 from sqlalchemy import select
 
 from mailbot.cli import main
-from mailbot.desk import Desk
-from mailbot.store import Game, InboundMessage
+from mailbot.desk.pipeline import Desk
+from mailbot.store.models import Game, InboundMessage
 
 SOFIA = ZoneInfo("Europe/Sofia")
 TD = "td@federation.example"

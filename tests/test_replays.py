@@ -18,12 +18,12 @@ import pytest
 from deskbench import BLACK, BOT, WHITE, Bench
 from sqlalchemy import select
 
-from mailbot.desk import Outcome
-from mailbot.inbox import Fetched
-from mailbot.notifier import Notifier
+from mailbot.compose.notifier import Notifier
+from mailbot.desk.pipeline import Outcome
+from mailbot.mail.inbox import Fetched
 from mailbot.rules.events import TournamentStarted
-from mailbot.startlist import parse_start_list
-from mailbot.store import Tournament
+from mailbot.store.models import Tournament
+from mailbot.store.startlist import parse_start_list
 
 UTC = datetime.UTC
 GAME = "[PX-1/1]"

@@ -16,7 +16,8 @@ from sqlalchemy import select
 from test_cli import _environment, run, write_config  # noqa: F401 (fixture)
 
 from mailbot.publish.report import _running_days
-from mailbot.store import Game, Outbox, Player, make_engine, session_factory
+from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.models import Game, Outbox, Player
 
 START = """
 index: RO-1

@@ -38,18 +38,13 @@ from deskbench import Bench
 from sqlalchemy import select as select_rows
 from sqlalchemy.orm import Session
 
-from mailbot.notices import template_dir
+from mailbot.compose.notices import template_dir
 from mailbot.publish.report import UnknownGameError
 from mailbot.publish.site import BOARD_COLOURS, write_site
-from mailbot.startlist import parse_start_list
-from mailbot.store import (
-    Base,
-    Player,
-    Team,
-    import_start_list,
-    make_engine,
-    session_factory,
-)
+from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.models import Base, Player, Team
+from mailbot.store.startlist import parse_start_list
+from mailbot.store.tournaments import import_start_list
 
 pytestmark = pytest.mark.xdist_group("site")
 

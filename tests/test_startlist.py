@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from mailbot.rules.profile import DayCounting
-from mailbot.startlist import (
+from mailbot.store.startlist import (
     StartListError,
     load_start_list,
     parse_start_list,

@@ -13,10 +13,9 @@ from sqlalchemy import CheckConstraint, Engine, func, inspect, select
 from sqlalchemy.exc import IntegrityError, StatementError
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot.startlist import parse_start_list
-from mailbot.store import (
+from mailbot.store.engine import describe_url, make_engine, session_factory
+from mailbot.store.models import (
     Base,
-    DuplicateTournamentError,
     Game,
     InboundMessage,
     Move,
@@ -25,15 +24,10 @@ from mailbot.store import (
     Outbox,
     Player,
     Tournament,
-    describe_url,
-    downgrade,
-    import_start_list,
-    make_engine,
-    migrations_directory,
-    schema_revision,
-    session_factory,
-    upgrade,
 )
+from mailbot.store.schema import downgrade, migrations_directory, schema_revision, upgrade
+from mailbot.store.startlist import parse_start_list
+from mailbot.store.tournaments import DuplicateTournamentError, import_start_list
 
 UTC = datetime.UTC
 SOFIA = datetime.timezone(datetime.timedelta(hours=2))
@@ -129,7 +123,7 @@ def test_schema_differences_are_noticed(db_url: str) -> None:
 def test_upgrade_is_idempotent_and_reversible(db_url: str) -> None:
     from alembic import command
 
-    from mailbot.store import alembic_config
+    from mailbot.store.schema import alembic_config
 
     assert schema_revision(db_url) is None
     upgrade(db_url)

@@ -18,7 +18,8 @@ from sqlalchemy import func, select
 from test_cli import _environment, write_config  # noqa: F401 (fixture)
 from test_cli import run as run_cli
 
-from mailbot.store import Game, Move, Outbox, Player, Team, make_engine, session_factory
+from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.models import Game, Move, Outbox, Player, Team
 
 HEAD = """\
 index: CSV-2026
@@ -397,7 +398,7 @@ def test_the_daemon_publishes_every_tournament_into_the_site_folder(
 
 
 def test_two_players_on_one_board_of_a_team_are_refused_with_the_line(tmp_path: Path) -> None:
-    from mailbot.startlist import StartListError, load_start_list
+    from mailbot.store.startlist import StartListError, load_start_list
 
     (tmp_path / "players.csv").write_text(
         team_csv().replace("a3,A3 Player,a3@example.org,a,2", "a3,A3 Player,a3@example.org,a,3"),
@@ -412,7 +413,7 @@ def test_two_players_on_one_board_of_a_team_are_refused_with_the_line(tmp_path: 
 
 
 def test_no_address_of_a_player_may_be_the_directors_or_the_bots(tmp_path: Path) -> None:
-    from mailbot.startlist import StartListError, parse_start_list
+    from mailbot.store.startlist import StartListError, parse_start_list
 
     text = HEAD.replace(
         "players: players.csv",
@@ -431,7 +432,8 @@ def test_no_address_of_a_player_may_be_the_directors_or_the_bots(tmp_path: Path)
 def test_deleting_cancels_the_orders_held_for_the_event(store_url: str) -> None:
     from deskbench import TD, Bench, at
 
-    from mailbot.store import HeldOrder, delete_tournament
+    from mailbot.store.models import HeldOrder
+    from mailbot.store.tournaments import delete_tournament
 
     bench = Bench(store_url)
     try:

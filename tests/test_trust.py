@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mailbot.addresses import AddressError, check_address, normal_address, smtp_address
-from mailbot.trust import Dmarc, dmarc_verdict, read_results, sender_problem
+from mailbot.mail.addresses import AddressError, check_address, normal_address, smtp_address
+from mailbot.mail.trust import Dmarc, dmarc_verdict, read_results, sender_problem
 
 MX = "mx.fed.example"
 

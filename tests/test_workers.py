@@ -29,7 +29,7 @@ from harness import Federation
 from mailservers import ImapAccount, SmtpSink
 from sqlalchemy import func, select
 
-from mailbot.store import InboundMessage, Move, Outbox
+from mailbot.store.models import InboundMessage, Move, Outbox
 
 INDEX = "WK-1"
 PLAYERS = 10

@@ -40,11 +40,11 @@ import chess
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from mailbot.addresses import AddressError
-from mailbot.outbox import compose
+from mailbot.mail.addresses import AddressError
 from mailbot.publish.report import find_game
-from mailbot.record import control_of, local_date, profile_of, tag_of, totals
-from mailbot.store import Claim, Game, InboundMessage, Leave, LeaveExtra, Outbox, Player
+from mailbot.store.models import Claim, Game, InboundMessage, Leave, LeaveExtra, Outbox, Player
+from mailbot.store.outbox import compose
+from mailbot.store.record import control_of, local_date, profile_of, tag_of, totals
 
 __all__ = ["EvidenceFolderError", "evidence_name", "moves_table", "write_evidence"]
 
@@ -92,7 +92,7 @@ def write_evidence(session: Session, tag: str, folder: Path, *, sender: str) -> 
       mailbox (IMAP INTERNALDATE);
     - sent: every outbox row of the game, and every message about several
       games (one reader, one moment: a leave, a digest) whose text names
-      ``[INDEX/N]``: composed as :func:`mailbot.outbox.compose` composes it
+      ``[INDEX/N]``: composed as :func:`mailbot.store.outbox.compose` composes it
       for a server without SMTPUTF8 (the form nearly every message takes; an
       address that cannot go without SMTPUTF8 is written as it goes with it),
       named by the instant the SMTP server accepted it. Mail still waiting
@@ -109,8 +109,10 @@ def write_evidence(session: Session, tag: str, folder: Path, *, sender: str) -> 
     Raises :class:`mailbot.publish.report.UnknownGameError` for an unknown game.
 
     >>> import tempfile
-    >>> from mailbot.store import Base, make_engine, session_factory, import_start_list
-    >>> from mailbot.startlist import parse_start_list
+    >>> from mailbot.store.models import Base
+    >>> from mailbot.store.engine import make_engine, session_factory
+    >>> from mailbot.store.tournaments import import_start_list
+    >>> from mailbot.store.startlist import parse_start_list
     >>> engine = make_engine("sqlite://")
     >>> Base.metadata.create_all(engine)
     >>> start = parse_start_list('''

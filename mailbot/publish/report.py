@@ -15,9 +15,21 @@ import chess
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from mailbot.diagram import text_diagram
-from mailbot.digest import NEAR
-from mailbot.record import (
+from mailbot.compose.diagram import text_diagram
+from mailbot.compose.digests import NEAR
+from mailbot.rules import clock
+from mailbot.rules.standings import (
+    Crosstable,
+    Match,
+    TeamTable,
+    crosstable,
+    other_side,
+    render_crosstable,
+    render_team_table,
+    team_table,
+)
+from mailbot.store.models import Claim, Game, Leave, Player, Tournament
+from mailbot.store.record import (
     Waiting,
     awarded_oversteps,
     board_of,
@@ -31,18 +43,6 @@ from mailbot.record import (
     totals,
     waiting,
 )
-from mailbot.rules import clock
-from mailbot.rules.standings import (
-    Crosstable,
-    Match,
-    TeamTable,
-    crosstable,
-    other_side,
-    render_crosstable,
-    render_team_table,
-    team_table,
-)
-from mailbot.store import Claim, Game, Leave, Player, Tournament
 
 
 class UnknownGameError(LookupError):

@@ -18,8 +18,10 @@ Writing them only reads the store, and what they say depends only on the
 store and ``now`` (the days running on a move are counted to ``now``)::
 
     >>> import datetime, pathlib, shutil, tempfile
-    >>> from mailbot.startlist import parse_start_list
-    >>> from mailbot.store import Base, import_start_list, make_engine, session_factory
+    >>> from mailbot.store.startlist import parse_start_list
+    >>> from mailbot.store.models import Base
+    >>> from mailbot.store.tournaments import import_start_list
+    >>> from mailbot.store.engine import make_engine, session_factory
     >>> start_list = parse_start_list(
     ...     "{index: X-1, name: Cup, profile: bg-email, start: 2026-03-01, end: 2026-12-31,"
     ...     " director: {name: Tom, email: td@example.org},"
@@ -58,16 +60,16 @@ import markupsafe
 import yaml
 from sqlalchemy.orm import Session, object_session
 
-from mailbot import record
-from mailbot.catalogue import plural
-from mailbot.notices import LANGUAGES, long_date, template_dir
-from mailbot.outbox import bounced_moves
+from mailbot.compose.catalogue import plural
+from mailbot.compose.notices import LANGUAGES, long_date, template_dir
 from mailbot.publish import report
 from mailbot.rules import clock
 from mailbot.rules.notation import Notation, write_move
 from mailbot.rules.result import Result
 from mailbot.rules.standings import ANNULLED_MARK, UNFINISHED_MARK, format_points
-from mailbot.store import Game, Player, Tournament
+from mailbot.store import record
+from mailbot.store.models import Game, Player, Tournament
+from mailbot.store.outbox import bounced_moves
 
 __all__ = ["board_svg", "game_page", "write_site"]
 

@@ -4,9 +4,9 @@ What is here decides (a move's verdict, the days a move took, a game's end,
 the pairings, the standings, the rule sets of the profiles) and does no I/O:
 no database, no mail, no network, no wall clock (``now`` is a parameter).
 It imports only the standard library, python-chess and the other modules of
-this folder (one exception: :class:`~mailbot.rules.phrase.Phrase` asks
-:mod:`mailbot.catalogue` for its English when a log line prints it); every
-other module of the bot may import it. The rules it
+this folder; every other module of the bot may import it (a phrase's English for a
+log line is written by the catalogue, which installs itself into
+:data:`mailbot.rules.phrase.ENGLISH`). The rules it
 follows are described in ``docs/rules.md``.
 
 >>> import chess

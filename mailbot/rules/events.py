@@ -2,7 +2,7 @@
 
 The desk, the sweep and the director's orders decide; what they decided is a
 list of these small, frozen values. The store keeps what they change, and the
-:mod:`~mailbot.notifier` (the only composer of mail) turns each into the
+:mod:`~mailbot.compose.notifier` (the only composer of mail) turns each into the
 messages its audience reads, in each reader's language. A new rule is a new
 event and a template, not another send call::
 
@@ -473,7 +473,7 @@ class Bounced(Event):
 
     ``address`` failed (several are joined by ``", "``), with the server's
     ``reason``; ``marked``, the players whose address has now bounced
-    :data:`mailbot.store.BOUNCES_MARKED` times (the TD is asked to correct it).
+    :data:`mailbot.store.models.BOUNCES_MARKED` times (the TD is asked to correct it).
     Who hears of it depends on what the message was: the move line's mover, the
     TD and the opponent's other addresses; the TD alone for a start mail or any
     other message.

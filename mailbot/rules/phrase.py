@@ -1,7 +1,7 @@
 """A sentence to be written in the reader's language: a code and its details.
 
 Pure data: the modules that decide pass phrases instead of prose, and
-:mod:`mailbot.catalogue` writes them in each reader's language::
+:mod:`mailbot.compose.catalogue` writes them in each reader's language::
 
     >>> Phrase("order.penalty", {"days": 5, "colour": "white", "game": "X-1/3"}).code
     'order.penalty'
@@ -10,7 +10,7 @@ Pure data: the modules that decide pass phrases instead of prose, and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = ["Phrase"]
@@ -24,7 +24,17 @@ class Phrase:
     details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def __str__(self) -> str:
-        """The phrase in English (for logs and the command line)."""
-        from mailbot.catalogue import say  # the catalogue reads files: not the core's business
+        """The phrase in English, for logs and the command line.
 
-        return say("en", self)
+        The catalogue writes it (:func:`mailbot.compose.catalogue.say`, installed
+        into :data:`ENGLISH` when the catalogue is imported), so the rules read no
+        file; without it a phrase shows its code and details.
+        """
+        if ENGLISH:
+            return ENGLISH[0](self)
+        details = " ".join(f"{k}={v}" for k, v in self.details.items())
+        return f"{self.code} {details}".strip()
+
+
+#: Who writes a phrase in English: filled once by :mod:`mailbot.compose.catalogue`.
+ENGLISH: list[Callable[[Phrase], str]] = []

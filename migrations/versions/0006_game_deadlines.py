@@ -29,7 +29,7 @@ def upgrade() -> None:
         batch.create_index("ix_games_due", ["result", "due_at"])
     games = sa.table("games", sa.column("result"), sa.column("due_at"))
     sqlite = op.get_bind().dialect.name == "sqlite"
-    # SQLite stores instants as naive UTC (mailbot.store.UTCDateTime)
+    # SQLite stores instants as naive UTC (mailbot.store.models.UTCDateTime)
     recheck = RECHECK.replace(tzinfo=None) if sqlite else RECHECK
     op.execute(games.update().where(games.c.result.is_(None)).values(due_at=recheck))
 

@@ -33,7 +33,7 @@ def upgrade() -> None:
         batch.create_check_constraint(op.f("ck_claims_kind"), _kinds((*KINDS, *NEW)))
     games = sa.table("games", sa.column("result"), sa.column("due_at"))
     sqlite = op.get_bind().dialect.name == "sqlite"
-    # SQLite stores instants as naive UTC (mailbot.store.UTCDateTime)
+    # SQLite stores instants as naive UTC (mailbot.store.models.UTCDateTime)
     recheck = RECHECK.replace(tzinfo=None) if sqlite else RECHECK
     op.execute(games.update().where(games.c.result.is_(None)).values(due_at=recheck))
 

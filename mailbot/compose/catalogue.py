@@ -1,0 +1,134 @@
+"""Phrases in each language: codes with details in, sentences out.
+
+The modules that decide pass a :class:`Phrase` (a code and its details), never
+prose; the sentence a reader sees is looked up in the reader's language, in
+``templates/<language>/phrases.yaml``. A phrase is a format string whose
+``{name}`` takes a detail and whose ``{name|one|few|many}`` takes the word
+for that number (Russian has three forms, Bulgarian and English two)::
+
+    >>> say("en", Phrase("order.penalty", {"days": 5, "colour": "white", "game": "X-1/3"}))
+    '5 penalty days added to White in X-1/3 (art. 56)'
+    >>> say("ru", Phrase("order.penalty", {"days": 5, "colour": "white", "game": "X-1/3"}))
+    'белым в партии X-1/3 добавлено 5 штрафных дней (ст. 56)'
+
+Details named ``colour``, ``turn`` or ``*_colour`` are colours (``white``,
+``black``), and ``verb`` a director's order (``penalty``): both are written as
+the language writes them. Adding a language is
+one folder of templates with one ``phrases.yaml``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import string
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from mailbot.rules import phrase as _phrase
+from mailbot.rules.phrase import Phrase
+
+__all__ = ["Phrase", "codes", "has", "say"]
+
+LANGUAGES = ("en", "bg", "ru")
+
+
+def _folder() -> Path:
+    from mailbot.compose.notices import template_dir
+
+    return template_dir()
+
+
+@functools.cache
+def _table(language: str) -> dict[str, str]:
+    path = _folder() / language / "phrases.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+    flat: dict[str, str] = {}
+
+    def walk(prefix: str, node: Any) -> None:
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                walk(f"{prefix}.{key}" if prefix else str(key), value)
+        else:
+            flat[prefix] = str(node)
+
+    walk("", data or {})
+    return flat
+
+
+def codes(language: str) -> set[str]:
+    """Every code the catalogue of ``language`` has."""
+    return set(_table(language))
+
+
+def has(language: str, code: str) -> bool:
+    return code in _table(language)
+
+
+def plural(n: int, language: str, one: str, few: str, many: str) -> str:
+    """The noun form for ``n`` (Russian has three forms, Bulgarian and English two).
+
+    >>> plural(21, "ru", "день", "дня", "дней"), plural(3, "ru", "день", "дня", "дней")
+    ('день', 'дня')
+    """
+    if language == "ru":
+        if n % 10 == 1 and n % 100 != 11:
+            return one
+        if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+            return few
+        return many
+    return one if abs(n) == 1 else many
+
+
+_COLOURISH = re.compile(r"(?:^|_)(?:colour|turn)$")
+
+
+class _Formatter(string.Formatter):
+    def __init__(self, language: str) -> None:
+        self.language = language
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, str]:
+        name, _, forms = field_name.partition("|")
+        value = kwargs.get(name, "")
+        if forms:
+            words = forms.split("|")
+            if len(words) == 2:  # one | many (English, Bulgarian)
+                words = [words[0], words[1], words[1]]
+            one, few, many = words[:3]
+            return plural(int(value), self.language, one, few, many), name
+        if _COLOURISH.search(name) and value in ("white", "black"):
+            return say(self.language, Phrase(f"colour.{value}")), name
+        if name == "verb" and has(self.language, f"verb.{value}"):
+            return say(self.language, Phrase(f"verb.{value}")), name
+        if isinstance(value, Phrase):
+            return say(self.language, value), name
+        if isinstance(value, list | tuple) and all(isinstance(v, Phrase) for v in value):
+            return "; ".join(say(self.language, v) for v in value), name
+        return value, name
+
+
+def say(language: str, phrase: Phrase) -> str:
+    """``phrase`` in ``language`` (English where the language has no such phrase)."""
+    if language not in LANGUAGES:
+        language = "en"
+    template = _lookup(language, phrase) or _lookup("en", phrase)
+    if template is None:
+        return phrase.code
+    return _Formatter(language).vformat(template, (), dict(phrase.details))
+
+
+def _lookup(language: str, phrase: Phrase) -> str | None:
+    """The phrase's template: its code, or (where the language writes each colour in its
+    own words, as Russian does) its code for the colour it names."""
+    table = _table(language)
+    found = table.get(phrase.code)
+    if found is None and "colour" in phrase.details:
+        found = table.get(f"{phrase.code}.{phrase.details['colour']}")
+    return found
+
+
+#: Phrases in logs and on the command line are written in English by the catalogue.
+_phrase.ENGLISH[:] = [functools.partial(say, "en")]

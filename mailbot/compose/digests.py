@@ -1,0 +1,163 @@
+"""The digests: a player's daily mail of all their games, a director's weekly view.
+
+A player who writes ``digest on`` gets no mail per opponent's move; once a
+day the sweep sends one mail with every game in play, the opponents' moves
+since the last digest (with their art. 8 lines and what the opponents wrote
+beside them), and the days left. Clocks do not change: a move counts as
+received on the day it reached the bot, as without the digest.
+
+A tournament with ``director_digest: true`` sends its director, once a
+week, what needs watching: the games whose silence or overstep deadline
+falls within the next seven days, the open claims, and who is on leave.
+
+Everything here reads the store objects it is given and ``now``; the sweep
+records what was sent.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import chess
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from mailbot.compose.notices import long_date
+from mailbot.mail.intent import said
+from mailbot.mail.letters import read_letter
+from mailbot.rules import clock
+from mailbot.rules import events as ev
+from mailbot.rules.phrase import Phrase
+from mailbot.store.models import Claim, Game, Move, Player, Tournament
+from mailbot.store.record import awarded_oversteps, history, local_date, tag_of, waiting
+
+__all__ = [
+    "NEAR",
+    "director_digest",
+    "due_digests",
+    "games_of",
+    "opponent_moves_since",
+    "words_of",
+]
+
+#: A deadline this close is worth the director's attention.
+NEAR = datetime.timedelta(days=7)
+
+
+def games_of(session: Session, player: Player) -> list[Game]:
+    """``player``'s games, by number."""
+    return list(
+        session.scalars(
+            select(Game)
+            .where((Game.white_id == player.id) | (Game.black_id == player.id))
+            .order_by(Game.number)
+        ).all()
+    )
+
+
+def opponent_moves_since(g: Game, player: Player, since: datetime.datetime | None) -> list[Move]:
+    """The opponent's moves in ``g`` that reached the bot after ``since`` (all, for None),
+    with the player's own automatic replies among them (a conditional line)."""
+    mine = 1 if player.id == g.white_id else 0
+    news = [m for m in g.moves if since is None or m.sent_at > since]
+    return news if any(m.ply % 2 != mine for m in news) else []
+
+
+def words_of(move: Move) -> str:
+    """What the player wrote beside ``move`` (``forward_messages``), or ""."""
+    g = move.game
+    if not g.tournament.forward_messages or move.inbound is None or move.automatic:
+        return ""
+    return said(read_letter(move.inbound.raw).body)
+
+
+def due_digests(
+    session: Session, now: datetime.datetime
+) -> list[tuple[list[Player], ev.DigestDue]]:
+    """The daily digests due at ``now``: one per address with ``digest on`` that had none
+    on this (local) day yet. The caller records the sending on the rows."""
+    rows = session.scalars(select(Player).where(Player.digest.is_(True)).order_by(Player.id))
+    by_address: dict[str, list[Player]] = {}
+    for p in rows:
+        by_address.setdefault(p.email, []).append(p)
+    due = []
+    for players in by_address.values():
+        tz = ZoneInfo(players[0].tournament.timezone)
+        sent = [p.digest_sent_at for p in players if p.digest_sent_at is not None]
+        last = min(sent) if sent else None
+        if last is not None and local_date(last, tz) >= local_date(now, tz):
+            continue
+        due.append((players, ev.DigestDue(tuple(p.id for p in players), last)))
+    return due
+
+
+def director_digest(
+    t: Tournament, since: datetime.datetime, now: datetime.datetime
+) -> dict[str, Any]:
+    """What the director's weekly digest of ``t`` says (the template's context)."""
+    tz = ZoneInfo(t.timezone)
+    today = local_date(now, tz)
+    playing = [g for g in t.games if g.result is None]
+    near = [item for g in playing for item in _near(g, now)]
+    near.sort(key=lambda item: item["due"])
+    claims = [
+        {"tag": tag_of(g), "white": g.white.name, "black": g.black.name,
+         "what": _claim(c, tz)}
+        for g in t.games for c in g.claims if c.status == "open"
+    ]  # fmt: skip
+    leaves = [
+        {"player": p.name, "start": lv.start, "end": lv.end}
+        for p in t.players
+        for lv in p.leaves
+        if lv.start <= today <= lv.end
+    ]
+    return {
+        "name": t.name,
+        "since": local_date(since, tz),
+        "today": today,
+        "moves": sum(1 for g in t.games for m in g.moves if m.sent_at > since),
+        "finished": sum(1 for g in t.games if g.ended_at is not None and g.ended_at > since),
+        "playing": len(playing),
+        "near": near,
+        "claims": claims,
+        "leaves": leaves,
+    }
+
+
+def _claim(c: Claim, tz: ZoneInfo) -> Phrase:
+    details = {"id": c.id, "kind": Phrase(f"claim-kind.{c.kind}"),
+               "opened": long_date(local_date(c.opened_at, tz))}  # fmt: skip
+    if c.against is None:
+        return Phrase("digest.claim", details)
+    return Phrase("digest.claim-against", {**details, "colour": c.against})
+
+
+def _near(g: Game, now: datetime.datetime) -> Sequence[dict[str, Any]]:
+    """The deadlines of ``g``'s player to move that fall within :data:`NEAR` of ``now``."""
+    w = waiting(g)
+    silent, color, since, leaves, p, tz = w.player, w.color, w.since, w.leaves, w.profile, w.tz
+    if since > now:
+        return []
+    moves, penalties = history(g, color)
+    found: list[tuple[str, datetime.datetime | None]] = [
+        ("silence", clock.silence_due(p, since, leaves, tz)),
+        ("silence", clock.silence_report_due(p, since, leaves, tz)),
+        ("overstep", clock.overstep_at(p, moves, since, penalties, leaves, tz,
+                                       awarded_oversteps(g, color))),
+    ]  # fmt: skip
+    base = {"tag": tag_of(g), "white": g.white.name, "black": g.black.name}
+    out = []
+    for kind, due in found:
+        if due is None or not now < due <= now + NEAR:
+            continue
+        days = (local_date(now, tz) - local_date(since, tz)).days
+        what = Phrase(
+            f"digest.near-{kind}",
+            {"player": silent.name, "days": days, "due": long_date(local_date(due, tz)),
+             "colour": "white" if color == chess.WHITE else "black"},
+        )  # fmt: skip
+        out.append({**base, "what": what, "due": due})
+    return out

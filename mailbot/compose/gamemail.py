@@ -1,0 +1,67 @@
+"""A game's mail: the contract's subject and headers, and the summary the templates show."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+
+from mailbot.rules.notation import Notation, write_move
+from mailbot.store.models import Game, Player
+from mailbot.store.record import board_of, control_of, notation_for, pgn_result, tag_of, totals
+
+
+def game_headers(g: Game, event: str, *, reply: bool = False) -> dict[str, str]:
+    """``Auto-Submitted`` and the ``X-Mailbot-*`` headers of docs/contract.md for game ``g``."""
+    sums = totals(g)
+    headers = {
+        "Auto-Submitted": "auto-replied" if reply else "auto-generated",
+        "X-Mailbot-Event": event,
+        "X-Mailbot-Game": tag_of(g),
+        "X-Mailbot-Ply": str(len(g.moves)),
+        "X-Mailbot-Time": f"white={sums.white}; black={sums.black}",
+    }
+    if g.moves:
+        headers["X-Mailbot-Move"] = g.moves[-1].uci
+    if g.result:
+        headers["X-Mailbot-Result"] = pgn_result(g.result)
+    return headers
+
+
+def game_subject(g: Game, what: str) -> str:
+    """``[INDEX/N] White – Black: <what happened>``."""
+    return f"[{tag_of(g)}] {g.white.name} – {g.black.name}: {what}"
+
+
+def game_summary(g: Game, me: Player | None = None) -> dict[str, Any]:
+    """A game as the templates show it, ``last`` in the reader's notation."""
+    sums = totals(g)
+    to_move = g.white if len(g.moves) % 2 == 0 else g.black
+    last: str | None = None
+    if g.moves:
+        board = board_of(g, stack=1)
+        move = board.pop()
+        style = notation_for(me) if me is not None else Notation(g.tournament.notation)
+        last = write_move(board, move, style)
+    mine = me is not None and me.id in (g.white_id, g.black_id)
+    control = None
+    if mine and g.result is None and me is not None:
+        state = control_of(g, chess.WHITE if me.id == g.white_id else chess.BLACK)
+        control = {"used": state.used_days, "limit": state.limit_days,
+                   "control_move": state.next_control_move, "left": state.days_left}  # fmt: skip
+    return {
+        "tag": tag_of(g),
+        "white": g.white.name,
+        "black": g.black.name,
+        "result": pgn_result(g.result) if g.result else None,
+        "ply": len(g.moves),
+        "move_number": len(g.moves) // 2 + 1,
+        "turn": "white" if len(g.moves) % 2 == 0 else "black",
+        "to_move": to_move.name,
+        "white_total": sums.white,
+        "black_total": sums.black,
+        "last": last,
+        "your_move": me is not None and g.result is None and to_move.id == me.id,
+        #: The reader's own clock: days used and left to the next control.
+        "control": control,
+    }

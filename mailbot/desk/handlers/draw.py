@@ -1,0 +1,45 @@
+"""Draw offers: ``draw`` (alone or with a move), ``accept``, ``decline``."""
+
+from __future__ import annotations
+
+import chess
+
+from mailbot.desk.handlers.context import Context
+from mailbot.mail.intent import Word
+from mailbot.rules import events as ev
+from mailbot.rules import game
+from mailbot.store.endings import end_game
+from mailbot.store.record import color_name, color_of
+
+
+def offer(ctx: Context) -> None:
+    """The sender offers a draw; the offer stands until the opponent's next move."""
+    g, mover = ctx.game, ctx.mover
+    assert g is not None and mover is not None
+    g.draw_offer_by = color_name(color_of(g, mover))
+    g.draw_offer_ply = len(g.moves)
+    ctx.tell(ev.DrawOffered(g.id, mover.id))
+
+
+def answer(ctx: Context) -> None:
+    """``accept`` or ``decline`` the opponent's standing offer."""
+    g, mover = ctx.game, ctx.mover
+    assert g is not None and mover is not None
+    color = color_of(g, mover)
+    standing = (
+        game.DrawOffer(
+            chess.WHITE if g.draw_offer_by == "white" else chess.BLACK, g.draw_offer_ply or 0
+        )
+        if g.draw_offer_by
+        else None
+    )
+    if standing is None or standing.by == color or not game.offer_stands(standing, len(g.moves)):
+        ctx.refuse("no draw offer stands", ctx.answer(ev.AnswerKind.NO_DRAW_OFFER))
+        return
+    if ctx.words.has(Word.ACCEPT):
+        end = game.accept_draw(standing, color, len(g.moves))
+        ctx.tell(end_game(g, end, ctx.now, answering=mover))
+        return
+    g.draw_offer_by = None
+    g.draw_offer_ply = None
+    ctx.tell(ev.DrawDeclined(g.id, mover.id))

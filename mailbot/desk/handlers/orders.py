@@ -1,0 +1,333 @@
+"""The director's orders by mail, and orders from anyone else.
+
+Orders are carried out at once when the director is known to have written
+them: the receiving server vouched for the From (DMARC), or the message came
+through a live order key, the single-use reply address of a message the bot
+sent to the director alone (:mod:`mailbot.mail.orderkeys`), which it spends. A
+Message-ID proves nothing: every copy and forward of the message carries it.
+Anything else is held, and the director confirms it (``confirm``) or cancels
+it (``reject``) by answering the question the bot sends to the registered
+address, through that question's own key. Orders through a spent key (the
+same message sent again, or a forgery that copied the address from a Cc),
+and with DMARC the text of orders carried out before, are held too, and the
+question says when they were carried out. Anyone else's orders are refused.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import re
+from collections.abc import Sequence
+
+from sqlalchemy import func, or_, select, update
+from sqlalchemy.orm.attributes import set_committed_value
+
+from mailbot.desk import director
+from mailbot.desk.handlers.context import Context
+from mailbot.mail.addresses import without_tag
+from mailbot.mail.orderkeys import key_in, own_address
+from mailbot.rules import events as ev
+from mailbot.rules.notation import read_moves
+from mailbot.rules.phrase import Phrase
+from mailbot.store.models import Claim, HeldOrder, InboundMessage, OrderKey, Outbox
+
+log = logging.getLogger("mailbot.desk.pipeline")
+
+#: How long orders held for the director's confirmation stay open.
+HOLD_DAYS = 7
+#: The words that answer the director's confirmation request.
+_ANSWERS = frozenset({"confirm", "reject"})
+_RE_UNSTORABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def orders(ctx: Context) -> bool:
+    """Carry out (or hold) the orders in a director's message; False if it holds none."""
+    lines = [
+        line.strip()
+        for line in ctx.letter.body.splitlines()
+        if director.order_verb(line.strip()) is not None
+    ]
+    key = _presented_key(ctx)
+    if key is not None and _live(ctx, key):
+        held = _held_by(ctx, key)
+        if held and not _decides(lines):
+            _answer_hold(ctx, held, lines)  # says neither: nothing changes, the key stays
+            _keep_secret(ctx, key)
+            return True
+        if (held or lines) and _spend(ctx, key):
+            if held:
+                _answer_hold(ctx, held, lines)
+            else:
+                carry_out(ctx, lines, key)
+            return True
+    if not lines:
+        if key is not None:
+            _keep_secret(ctx, key)
+        return False
+    if ctx.authenticated:
+        before = _carried_out_before(ctx, lines)
+        if before is None:
+            carry_out(ctx, lines, key)
+        else:
+            hold(ctx, lines, carried_out=before, same_text=True)
+        return True
+    if key is not None and key.spent_at is not None:
+        hold(ctx, lines, carried_out=key.spent_at, same_text=_same_text(ctx, key))
+    else:
+        hold(ctx, lines)
+    return True
+
+
+def _decides(lines: Sequence[str]) -> bool:
+    """Whether an answer to the confirmation request confirms or rejects."""
+    return any(director.order_verb(line) in _ANSWERS for line in lines)
+
+
+def _answer_hold(ctx: Context, held: Sequence[HeldOrder], lines: Sequence[str]) -> None:
+    """The director's answer to the confirmation request: ``confirm`` carries the held
+    orders out (with any others in the answer), ``reject`` cancels them; an answer
+    with neither (an out-of-office reply) changes nothing."""
+    verdicts = [director.order_verb(line) for line in lines]
+    rest = [line for line, verb in zip(lines, verdicts, strict=True) if verb not in _ANSWERS]
+    tournaments = tuple(t.id for t in ctx.directed)
+    if "reject" in verdicts:
+        for order in held:
+            order.status, order.decided_at = "cancelled", ctx.now
+        orders = tuple(o for h in held for o in h.orders)
+        ctx.inbound.reason = "held orders cancelled by the director"
+        received = ctx.inbound.internaldate
+        ctx.tell(ev.OrdersCancelled(tournaments, orders, ctx.sender, received))
+        return
+    if "confirm" not in verdicts:
+        ctx.inbound.reason = "an answer to the confirmation request with neither confirm nor reject"
+        return
+    confirmed: list[str] = []
+    lapsed: list[str] = []
+    for order in held:
+        live = order.lapses_at >= ctx.now
+        order.status, order.decided_at = ("confirmed" if live else "lapsed"), ctx.now
+        (confirmed if live else lapsed).extend(order.orders)
+    if lapsed:  # confirmed too late: asked again
+        hold(ctx, lapsed)
+    if confirmed or rest:
+        carry_out(ctx, [*confirmed, *rest])
+
+
+def carry_out(ctx: Context, order_lines: Sequence[str], key: OrderKey | None = None) -> None:
+    """Carry out the orders; the director gets what became of each. ``key`` is the order
+    key the message came through, if any: it names the message answered."""
+    lines: list[Phrase] = []
+    orders: list[director.Order] = []
+    for line in order_lines:
+        try:
+            order = director.read_order(line)
+        except director.OrderError as exc:
+            lines.append(Phrase("order.unreadable", {"line": line, "error": exc.phrase}))
+            continue
+        if order is not None:
+            orders.append(order)
+    claim = _claim_answered(ctx, key)
+    for order in orders:
+        try:
+            lines.append(director.carry_out(ctx, ctx.directed, order, claim))
+        except director.OrderError as exc:
+            lines.append(Phrase("order.not-done", {"verb": order.verb, "error": exc.phrase}))
+    log.info("director %s: %s", ctx.sender, "; ".join(str(line) for line in lines))
+    ctx.tell(ev.OrdersDone(tuple(t.id for t in ctx.directed), tuple(lines)))
+
+
+def hold(
+    ctx: Context,
+    lines: Sequence[str],
+    *,
+    carried_out: datetime.datetime | None = None,
+    same_text: bool = False,
+) -> None:
+    """Hold orders the bot cannot tell the director wrote; ask the director to confirm.
+
+    ``carried_out``: when the same orders (``same_text``), or orders through the
+    same key, were carried out before; the question says so.
+    """
+    held = HeldOrder(
+        director_email=ctx.sender,
+        orders=[_RE_UNSTORABLE.sub("", line)[:500] for line in lines[:50]],
+        inbound_id=ctx.inbound.id,
+        status="held",
+        created_at=ctx.now,
+        lapses_at=ctx.now + datetime.timedelta(days=HOLD_DAYS),
+    )
+    ctx.session.add(held)
+    ctx.session.flush()
+    ctx.inbound.reason = "orders held until the director confirms them"
+    log.warning(
+        "orders in the name of %s held for confirmation%s: %s",
+        ctx.sender,
+        f" (carried out before, on {carried_out:%Y-%m-%d})" if carried_out else "",
+        "; ".join(line[:60] for line in lines),
+    )
+    ctx.tell(
+        ev.OrdersHeld(
+            tuple(t.id for t in ctx.directed),
+            held.id,
+            tuple(held.orders),
+            ctx.sender,
+            ctx.inbound.internaldate,
+            held.lapses_at,
+            carried_out,
+            same_text,
+        )
+    )
+
+
+# -- order keys ------------------------------------------------------------------
+
+
+def _presented_key(ctx: Context) -> OrderKey | None:
+    """The order key of the sender's that the message is addressed to (To or Cc), if any."""
+    letter = ctx.letter
+    key = key_in((*letter.to_addrs, *letter.cc_addrs), own_address(ctx.notifier.sender))
+    if key is None:
+        return None
+    return ctx.session.scalars(
+        select(OrderKey).where(OrderKey.key == key, OrderKey.director_email == ctx.sender)
+    ).first()
+
+
+def _live(ctx: Context, key: OrderKey) -> bool:
+    """Whether ``key`` may still carry orders out: not spent, not lapsed."""
+    return key.spent_at is None and ctx.now < key.lapses_at
+
+
+def _spend(ctx: Context, key: OrderKey) -> bool:
+    """Spend ``key`` for this message; False when another message spent it first."""
+    spent = ctx.session.connection().execute(
+        update(OrderKey)
+        .where(OrderKey.id == key.id, OrderKey.spent_at.is_(None))
+        .values(spent_at=ctx.now, spent_by=ctx.inbound.id)
+    )
+    if spent.rowcount != 1:
+        ctx.session.refresh(key)
+        return False
+    set_committed_value(key, "spent_at", ctx.now)
+    set_committed_value(key, "spent_by", ctx.inbound.id)
+    return True
+
+
+def _keep_secret(ctx: Context, key: OrderKey) -> None:
+    """A live key the message also showed to others (a Cc, another To; the director's
+    own address aside) lapses: it is no longer the director's secret."""
+    if not _live(ctx, key):
+        return
+    own = {without_tag(a) for a in (own_address(ctx.notifier.sender), ctx.sender)}
+    letter = ctx.letter
+    if any(without_tag(a) not in own for a in (*letter.to_addrs, *letter.cc_addrs)):
+        key.lapses_at = ctx.now
+        log.info("an order key of %s was shown to others: it lapses unspent", ctx.sender)
+
+
+def _held_by(ctx: Context, key: OrderKey) -> list[HeldOrder]:
+    """The held orders whose confirmation request carried ``key``."""
+    if key.outbox_id is None:
+        return []
+    return list(
+        ctx.session.scalars(
+            select(HeldOrder).where(
+                HeldOrder.outbox_id == key.outbox_id,
+                HeldOrder.status == "held",
+                HeldOrder.director_email == ctx.sender,
+            )
+        ).all()
+    )
+
+
+def _same_text(ctx: Context, key: OrderKey) -> bool:
+    """Whether the message that spent ``key`` had this message's text."""
+    if key.spent_by is None or ctx.inbound.text_sha256 is None:
+        return False
+    spender = select(InboundMessage.text_sha256).where(InboundMessage.id == key.spent_by)
+    return ctx.session.scalar(spender) == ctx.inbound.text_sha256
+
+
+def _carried_out_before(ctx: Context, lines: Sequence[str]) -> datetime.datetime | None:
+    """When orders with this message's text, from its sender, were carried out, if ever.
+
+    An answer alone (``confirm``, ``reject``) is not looked for: a claim is
+    decided once, so the same answer again changes nothing anyway.
+    """
+    digest = ctx.inbound.text_sha256
+    if digest is None or not any(director.order_verb(line) not in _ANSWERS for line in lines):
+        return None
+    done = func.coalesce(HeldOrder.decided_at, InboundMessage.handled_at, InboundMessage.created_at)
+    earlier = (
+        select(done)
+        .select_from(InboundMessage)
+        .outerjoin(HeldOrder, HeldOrder.inbound_id == InboundMessage.id)
+        .where(
+            InboundMessage.text_sha256 == digest,
+            InboundMessage.from_addr == ctx.sender,
+            InboundMessage.id != ctx.inbound.id,
+            InboundMessage.status == "processed",
+            # held and never confirmed: not carried out
+            or_(HeldOrder.id.is_(None), HeldOrder.status == "confirmed"),
+        )
+        .order_by(InboundMessage.id.desc())
+        .limit(1)
+    )
+    return ctx.session.scalars(earlier).first()
+
+
+# -- the message answered ----------------------------------------------------------
+
+
+def _thread(ctx: Context) -> list[Outbox]:
+    """The bot's own messages this one answers (by In-Reply-To and References)."""
+    thread = [*ctx.letter.in_reply_to, *ctx.letter.references]
+    if not thread:
+        return []
+    return list(
+        ctx.session.scalars(
+            select(Outbox).where(Outbox.message_id.in_(thread)).order_by(Outbox.id.desc())
+        ).all()
+    )
+
+
+def _claim_answered(ctx: Context, key: OrderKey | None) -> Claim | None:
+    """The claim whose packet the director's message answers: the packet that carried
+    the order key, else one in the message's thread. This only says which claim; what
+    authorises the order is the key or DMARC."""
+    keyed = [key.outbox] if key is not None and key.outbox is not None else []
+    for row in (*keyed, *_thread(ctx)):
+        claim_id = row.headers.get("X-Mailbot-Claim")
+        if claim_id:
+            return ctx.session.get(Claim, int(claim_id))
+    return None
+
+
+def refuse_others(ctx: Context) -> bool:
+    """An order only the director may give, from someone else: refused and logged.
+
+    True when the message holds nothing else to act on.
+    """
+    body = ctx.letter.body.splitlines()
+    verbs = [
+        v
+        for line in body
+        if (v := director.order_verb(line)) is not None and v in director.DIRECTOR_ONLY
+    ]
+    if not verbs:
+        return False
+    log.warning(
+        "refused %s from %s: only the tournament director may give it", ", ".join(verbs), ctx.sender
+    )
+    others = "\n".join(line for line in body if director.order_verb(line) is None)
+    if ctx.players and read_moves(others):
+        return False  # the message carries a move too: that is handled as usual
+    me = ctx.players[0] if ctx.players else None
+    answer = ev.Answer(
+        ev.AnswerKind.NOT_DIRECTOR,
+        player=me.id if me is not None else None,
+        details={"verbs": verbs, "recipient": me.name if me is not None else ctx.sender},
+    )
+    ctx.refuse("an order only the director may give", answer)
+    return True

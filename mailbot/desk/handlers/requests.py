@@ -1,0 +1,70 @@
+"""A player's requests: ``delay``, ``claim``, ``complaint``, and ``leave`` (over all
+their games)."""
+
+from __future__ import annotations
+
+from mailbot.desk import petitions as requests
+from mailbot.desk.handlers import move
+from mailbot.desk.handlers.context import Context
+from mailbot.desk.sweep import play_stops_at
+from mailbot.mail.intent import Word
+from mailbot.rules.phrase import Phrase
+from mailbot.store.models import Player
+from mailbot.store.record import board_of, color_of
+
+
+def _request(ctx: Context, player: Player) -> requests.Request:
+    return requests.Request(ctx, player, ctx.inbound.internaldate)
+
+
+def delay(ctx: Context) -> None:
+    """Art. 25: the next answer will be late."""
+    assert ctx.game is not None and ctx.mover is not None
+    requests.delay_notice(_request(ctx, ctx.mover), ctx.game)
+
+
+def claim(ctx: Context) -> None:
+    """A draw claim, with or without the move that makes it, or after the end of
+    the event an adjudication claim."""
+    g, mover = ctx.game, ctx.mover
+    assert g is not None and mover is not None
+    word = ctx.words.get(Word.CLAIM)
+    rest = word.rest if word is not None else ""
+    req = _request(ctx, mover)
+    board = board_of(g)
+    with_move = (
+        requests.adjudication_result(req, g, rest) is None
+        and board.turn == color_of(g, mover)
+        and ctx.inbound.internaldate < play_stops_at(g)
+    )
+    if with_move and move.claim_with_move(ctx, move.judge(ctx, g, mover, board)):
+        return
+    requests.claim(req, g, rest, ctx.letter.body, ctx.tablebases)
+
+
+def complaint(ctx: Context) -> None:
+    """Art. 20, 22: the player holds that an opponent's move was impossible, incorrect
+    or unclear; the director decides."""
+    assert ctx.game is not None and ctx.mover is not None
+    word = ctx.words.get(Word.COMPLAINT)
+    rest = word.rest if word is not None else ""
+    requests.complaint(_request(ctx, ctx.mover), ctx.game, rest, ctx.letter.body)
+
+
+def leave(ctx: Context) -> None:
+    """Art. 42-46: a leave request covers all the player's games of the tournament."""
+    player = ctx.players[0]
+    games = ctx.games_of(player)
+    if not games:
+        return
+    req = _request(ctx, player)
+    words = ctx.words
+    if words.leave is None:
+        today = ctx.inbound.internaldate.date()
+        problem = words.leave_error or Phrase("leave.no-dates")
+        requests.refuse_leave(req, games[0], today, today, problem)
+        ctx.refuse(f"leave: {problem}")
+        return
+    start, end = words.leave
+    if not requests.request_leave(req, start, end, games):
+        ctx.refuse("leave refused")

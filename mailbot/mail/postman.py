@@ -1,0 +1,316 @@
+"""Sending mail over SMTP (ssl, starttls or plain), one message at a time.
+
+The durable queue is the ``outbox`` table (:mod:`mailbot.store.outbox`); this
+module only talks to the server and says precisely whether it accepted, and
+whether a failure is the message's (``permanent``) or the server's
+(``unreachable``: the connection could not be made or broke, so the other
+messages had better wait too).
+
+A server that stops answering costs at most ``timeout`` seconds (connect and
+every read); after it failed, :meth:`Postman.available` says no for a while
+(60 s, doubling up to 15 minutes), so a hung relay does not hold up the
+bot's reading of its mail.
+
+>>> compose_address("Federation CC <bot@federation.example>")
+'bot@federation.example'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import logging
+import smtplib
+import ssl
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol
+
+from mailbot.mail.oauth import OAuthProblem, TokenRevoked, TokenSource, token_source
+
+log = logging.getLogger(__name__)
+
+#: The default connect and read timeout, in seconds.
+TIMEOUT = 15.0
+#: A kept connection used again within this many seconds of a clean transaction is
+#: not reset first (RSET); an older one is, which also finds one the server closed.
+FRESH = 5.0
+_PAUSE_FIRST = 60.0
+_PAUSE_MAX = 900.0
+
+
+class SmtpSettings(Protocol):
+    """The ``smtp:`` section of the configuration."""
+
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def security(self) -> object: ...
+    @property
+    def username(self) -> str | None: ...
+    @property
+    def password(self) -> str | None: ...
+    @property
+    def sender(self) -> str: ...
+
+
+class SendError(RuntimeError):
+    """The server did not take the message.
+
+    ``permanent``: retrying this message is useless (a 5xx answer to its
+    recipients or its data, an address the path cannot carry).
+    ``unreachable``: the server could not be reached, would not greet or log
+    in, or refused the bot as a sender; no message can go now. ``midway``:
+    the connection broke or timed out while this message was being sent; it
+    may be this message's doing (its size, its content) or the server's.
+    Anything else is a temporary refusal of this message (a 4xx answer).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        permanent: bool = False,
+        unreachable: bool = False,
+        midway: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+        self.unreachable = unreachable
+        self.midway = midway
+
+
+def security_mode(security: object) -> str:
+    """``ssl``, ``starttls`` or ``none``, from the config's enum or a plain string.
+
+    >>> security_mode("starttls")
+    'starttls'
+    """
+    return str(getattr(security, "value", security))
+
+
+def compose_address(sender: str) -> str:
+    """The bare address of a ``Name <address>`` sender."""
+    return email.utils.parseaddr(sender)[1]
+
+
+def _quit(server: smtplib.SMTP) -> None:
+    try:
+        server.quit()
+    except (OSError, smtplib.SMTPException):
+        server.close()
+
+
+class Postman:
+    """Sends messages through the configured SMTP server.
+
+    ``clock`` (monotonic seconds) is only for the pause after a failure.
+    """
+
+    def __init__(
+        self,
+        settings: SmtpSettings,
+        *,
+        timeout: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.settings = settings
+        configured = getattr(settings, "timeout", None)
+        self.timeout = float(timeout or configured or TIMEOUT)
+        self._kept: smtplib.SMTP | None = None
+        #: When the kept connection last ended a transaction cleanly (monotonic), or None.
+        self._clean_at: float | None = None
+        self._batching = False
+        self._clock = clock
+        self._paused_until = 0.0
+        self._pause = 0.0
+        #: With ``auth: oauth2``: where the access tokens come from.
+        self.tokens: TokenSource | None = token_source(settings, "smtp")
+
+    @property
+    def where(self) -> str:
+        return f"SMTP {self.settings.host}:{self.settings.port}"
+
+    def available(self) -> bool:
+        """False for a while after the server could not be reached, and while the OAuth2
+        refresh token the token file holds is one the provider refused."""
+        if self.tokens is not None and self.tokens.blocked():
+            return False
+        return self._clock() >= self._paused_until
+
+    def pause(self) -> None:
+        """Try no more for a while (60 s, doubling to 15 minutes while it fails)."""
+        self._pause = min(self._pause * 2, _PAUSE_MAX) if self._pause else _PAUSE_FIRST
+        self._paused_until = self._clock() + self._pause
+
+    def _unreachable(self, reason: str) -> SendError:
+        self.pause()
+        return SendError(f"{self.where}: {reason}", unreachable=True)
+
+    def _reached(self) -> None:
+        self._pause = 0.0
+        self._paused_until = 0.0
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[Postman]:
+        """Keep one connection open for the sends inside the ``with`` block."""
+        self._batching = True
+        try:
+            yield self
+        finally:
+            self._batching = False
+            server, self._kept = self._kept, None
+            if server is not None:
+                _quit(server)
+
+    def _connect(self) -> smtplib.SMTP:
+        s = self.settings
+        mode = security_mode(s.security)
+        server: smtplib.SMTP
+        if mode == "ssl":
+            context = ssl.create_default_context()
+            server = smtplib.SMTP_SSL(s.host, s.port, timeout=self.timeout, context=context)
+        else:
+            server = smtplib.SMTP(s.host, s.port, timeout=self.timeout)
+            if mode == "starttls":
+                server.starttls(context=ssl.create_default_context())
+        try:
+            server.ehlo_or_helo_if_needed()
+            if self.tokens is not None:
+                self._oauth_login(server, self.tokens.token())
+            elif s.username:
+                server.login(s.username, s.password or "")
+        except BaseException:
+            server.close()
+            raise
+        return server
+
+    def _oauth_login(self, server: smtplib.SMTP, token: str) -> None:
+        """SASL XOAUTH2 or OAUTHBEARER with ``token`` as the initial response."""
+        assert self.tokens is not None
+        response = self.tokens.sasl(token)
+        mechanism = self.tokens.mechanism.value.upper()
+        # a refusal may come as a 334 challenge (the error in JSON): answered empty
+        answers = iter([response])
+        server.auth(mechanism, lambda challenge=None: next(answers, ""), initial_response_ok=True)
+
+    def _connect_refreshing(self) -> smtplib.SMTP:
+        """:meth:`_connect`; with OAuth2, once more with a refreshed token when the server
+        refused the access token."""
+        try:
+            return self._connect()
+        except smtplib.SMTPAuthenticationError:
+            if self.tokens is None:
+                raise
+            refused = self.tokens.token()
+            log.info("%s refused the access token; refreshing it", self.where)
+            self.tokens.refresh(refused)
+            return self._connect()
+
+    def _server(self) -> smtplib.SMTP:
+        server, clean_at = self._kept, self._clean_at
+        self._kept = self._clean_at = None
+        if server is not None and clean_at is not None and time.monotonic() - clean_at < FRESH:
+            return server  # its last transaction ended cleanly a moment ago: no RSET needed
+        if server is not None:
+            try:
+                server.rset()
+                return server
+            except (OSError, smtplib.SMTPException):
+                server.close()
+        try:
+            return self._connect_refreshing()
+        except OAuthProblem as problem:
+            if not isinstance(problem, TokenRevoked):
+                self.pause()
+            raise SendError(f"{self.where}: {problem}", unreachable=True) from problem
+        except smtplib.SMTPAuthenticationError as exc:
+            checked = "smtp.username and smtp.password"
+            if self.tokens is not None:
+                checked = "smtp.username and the scopes the token was granted"
+            raise SendError(
+                f"{self.where}: login refused ({exc.smtp_code}); check {checked}",
+                unreachable=True,
+            ) from exc
+        except (OSError, smtplib.SMTPException) as exc:
+            raise self._unreachable(str(exc) or type(exc).__name__) from exc
+
+    def send(
+        self,
+        compose: Callable[[bool], bytes],
+        recipients: Callable[[bool], Sequence[str]],
+        *,
+        envelope_from: str | None = None,
+    ) -> dict[str, str]:
+        """Send one message; raises :class:`SendError`.
+
+        ``compose(smtputf8)`` gives the message's bytes and ``recipients(smtputf8)``
+        the envelope recipients, in the forms the server can carry (it may raise
+        :class:`SendError` itself, ``permanent``, for an address it cannot).
+        Returns the recipients the server refused while accepting the others.
+        Inside :meth:`batch` the connection is kept for the next message.
+        ``envelope_from`` is the return path (MAIL FROM); by default the sender's
+        own address.
+        """
+        envelope_from = envelope_from or compose_address(self.settings.sender)
+        server = self._server()
+        keep = self._batching
+        polite = True  # False: the server is not to be waited for (gone, hung, or a stop)
+        clean_at: float | None = None
+        try:
+            smtputf8 = server.has_extn("smtputf8")
+            data = compose(smtputf8)
+            to = list(recipients(smtputf8))
+            options: list[str] = []
+            if smtputf8 and not (envelope_from + "".join(to)).isascii():
+                options = ["SMTPUTF8", "BODY=8BITMIME"]
+            refused = server.sendmail(envelope_from, to, data, mail_options=options)
+            clean_at = time.monotonic()
+        except SendError:
+            raise
+        except smtplib.SMTPRecipientsRefused as exc:
+            answers = {a: f"{code} {_text(reply)}" for a, (code, reply) in exc.recipients.items()}
+            for_good = all(code >= 500 for code, _ in exc.recipients.values())
+            raise SendError(f"every recipient refused: {answers}", permanent=for_good) from exc
+        except smtplib.SMTPSenderRefused as exc:
+            # the relay will not take mail from the bot at all (not authenticated,
+            # blacklisted, over a quota): no message can go, and none is to blame
+            raise self._unreachable(
+                f"refused the sender {exc.sender} ({exc.smtp_code} {_text(exc.smtp_error)}); "
+                "check smtp.sender, smtp.username and the relay's rules"
+            ) from exc
+        except smtplib.SMTPServerDisconnected as exc:
+            keep = polite = False
+            raise SendError(f"{self.where}: connection lost: {exc}", midway=True) from exc
+        except smtplib.SMTPResponseException as exc:
+            permanent = 500 <= exc.smtp_code < 600
+            raise SendError(
+                f"{self.where} answered {exc.smtp_code}: {_text(exc.smtp_error)}",
+                permanent=permanent,
+            ) from exc
+        except (OSError, smtplib.SMTPException) as exc:
+            keep = polite = False
+            reason = str(exc) or type(exc).__name__
+            raise SendError(f"{self.where}: {reason}", midway=True) from exc
+        except Exception:  # composing failed: the message's fault, the connection is fine
+            raise
+        except BaseException:
+            keep = polite = False
+            raise
+        finally:
+            if keep:
+                self._kept, self._clean_at = server, clean_at
+            elif polite:
+                _quit(server)
+            else:
+                server.close()
+        self._reached()
+        return {addr: f"{code} {_text(reply)}" for addr, (code, reply) in refused.items()}
+
+
+def _text(reply: bytes | str) -> str:
+    if isinstance(reply, bytes):
+        return reply.decode("utf-8", "replace")
+    return str(reply)

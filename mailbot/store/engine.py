@@ -1,0 +1,193 @@
+"""Engines and sessions on SQLite and PostgreSQL (``postgresql+psycopg://...``).
+
+>>> describe_url("postgresql+psycopg://bot:secret@db.example.org/chess")
+'postgresql+psycopg://bot:***@db.example.org/chess'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime
+from collections.abc import Iterator
+from typing import Any
+
+from sqlalchemy import (
+    Engine,
+    create_engine,
+    event,
+)
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.orm import (
+    Session,
+    sessionmaker,
+)
+
+from mailbot.store.models import (
+    _RECENT,
+    Base,
+    Game,
+    Outbox,
+    Player,
+    PlayerAddress,
+    ReplyCount,
+    Tournament,
+)
+
+
+def make_engine(url: str | URL, **kwargs: Any) -> Engine:
+    """An engine for ``url``; plain ``postgresql://`` uses psycopg 3.
+
+    On SQLite, foreign keys are enforced and writers wait for each other.
+
+    >>> make_engine("postgresql://bot@db/cc").url.drivername
+    'postgresql+psycopg'
+    """
+    parsed = make_url(url)
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() == "sqlite":
+        kwargs.setdefault("connect_args", {}).setdefault("timeout", 30)
+    else:
+        # a server restarted under the bot leaves dead connections in the pool: test each
+        # before use; and do not wait long for a server that does not answer
+        kwargs.setdefault("pool_pre_ping", True)
+        kwargs.setdefault("connect_args", {}).setdefault("connect_timeout", 10)
+    engine = create_engine(parsed, **kwargs)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+@contextlib.contextmanager
+def held_back(session: Session, *kinds: type[Base]) -> Iterator[None]:
+    """Query without flushing first, unless the session holds new, changed or deleted
+    rows of ``kinds``.
+
+    For a query that only rows of ``kinds`` could answer differently once
+    flushed: what the session holds back then goes to the database later,
+    with more, in one flush instead of two (each flush costs the unit of work
+    a pass over the session).
+
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> from sqlalchemy import func, select
+    >>> now = datetime.datetime(2026, 3, 2, 9, 0, tzinfo=datetime.UTC)
+    >>> with session_factory(engine)() as session:
+    ...     session.add(ReplyCount(sender="a@example.org", day=now.date(), count=1, updated_at=now))
+    ...     counted = select(func.count()).select_from(ReplyCount)
+    ...     with held_back(session, Outbox):
+    ...         session.scalar(counted)
+    ...     with held_back(session, ReplyCount):
+    ...         session.scalar(counted)
+    0
+    1
+    """
+    if pending(session, *kinds):
+        yield
+        return
+    with session.no_autoflush:
+        yield
+
+
+def pending(session: Session, *kinds: type[Base]) -> bool:
+    """Whether ``session`` holds new, changed or deleted rows of ``kinds`` not yet written."""
+    return any(isinstance(row, kinds) for row in (*session.new, *session.dirty, *session.deleted))
+
+
+@dataclasses.dataclass
+class Recent:
+    """What a session loaded or wrote that its later reads would otherwise ask the
+    database for, and flush first to ask: a batch of messages then writes once.
+
+    - ``games``: the games :func:`prefetch_games` loaded, by tournament index and
+      number (games are made by a start list's import, never by mail);
+    - ``threads``: for those games, the Message-IDs and recipients of their
+      latest mail in the database when they were loaded, newest first;
+    - ``mail``: the outbox rows queued in the session, by game;
+    - ``counts``: the reply counts read or made in the session, by sender and
+      day, and ``counted``, the senders and days whose count was read (found
+      or not);
+    - ``writers`` and ``directed``: for the senders :func:`prefetch_senders`
+      loaded, the players who write from each address and the tournaments it
+      directs, until a player, an address or a tournament is written;
+    - ``directors``: the addresses of every tournament's director, once
+      :func:`is_director` read them, until a tournament is written;
+    - ``held``: other rows loaded for the batch, kept here because the session
+      itself keeps only weak references.
+
+    It lasts one transaction: a commit or a rollback forgets it.
+
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> with session_factory(engine)() as session:
+    ...     with session.begin():
+    ...         recent(session).mail[1] = []
+    ...         1 in recent(session).mail
+    ...     1 in recent(session).mail
+    True
+    False
+    """
+
+    games: dict[tuple[str, int], Game] = dataclasses.field(default_factory=dict)
+    threads: dict[int, list[tuple[str, list[str]]]] = dataclasses.field(default_factory=dict)
+    mail: dict[int, list[Outbox]] = dataclasses.field(default_factory=dict)
+    counts: dict[tuple[str, datetime.date], ReplyCount] = dataclasses.field(default_factory=dict)
+    counted: set[tuple[str, datetime.date]] = dataclasses.field(default_factory=set)
+    writers: dict[str, list[Player]] = dataclasses.field(default_factory=dict)
+    directed: dict[str, list[Tournament]] = dataclasses.field(default_factory=dict)
+    directors: frozenset[str] | None = None
+    held: list[Base] = dataclasses.field(default_factory=list)
+
+
+def recent(session: Session) -> Recent:
+    """The session's :class:`Recent`."""
+    found = session.info.get(_RECENT)
+    if found is None:
+        found = session.info[_RECENT] = Recent()
+    return found
+
+
+def _forget_recent(session: Session, *args: Any) -> None:
+    session.info.pop(_RECENT, None)
+
+
+event.listen(Session, "after_commit", _forget_recent)
+event.listen(Session, "after_soft_rollback", _forget_recent)
+
+
+def _forget_changed_people(session: Session, *args: Any) -> None:
+    """Before a flush that writes a player, an address or a tournament: who writes
+    from an address, and what it directs, are read from the database again."""
+    memo = session.info.get(_RECENT)
+    if memo is None or not (memo.writers or memo.directed or memo.directors is not None):
+        return
+    for row in (*session.new, *session.dirty, *session.deleted):
+        if isinstance(row, (Player, PlayerAddress)):
+            memo.writers.clear()
+        elif isinstance(row, Tournament):
+            memo.directed.clear()
+            memo.directors = None
+
+
+event.listen(Session, "before_flush", _forget_changed_people)
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    """Sessions on ``engine``; objects stay readable after commit."""
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def describe_url(url: str | URL) -> str:
+    """The URL with its password hidden, for messages and logs.
+
+    >>> describe_url("postgresql+psycopg://bot:s3cret@db/cc")
+    'postgresql+psycopg://bot:***@db/cc'
+    """
+    return make_url(url).render_as_string(hide_password=True)

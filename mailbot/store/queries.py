@@ -1,0 +1,204 @@
+"""Reads the message path makes often: who writes from an address, the games of a batch."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+
+from sqlalchemy import (
+    func,
+    or_,
+    select,
+    tuple_,
+)
+from sqlalchemy.orm import (
+    Session,
+    joinedload,
+    selectinload,
+)
+
+from mailbot.store.engine import held_back, pending, recent
+from mailbot.store.models import (
+    _WRITING_FROM,
+    LATEST_MAIL,
+    Game,
+    Leave,
+    Outbox,
+    Player,
+    PlayerAddress,
+    ReplyCount,
+    Tournament,
+)
+
+#: What deciding about a game reads of it: loaded with the game in a few queries
+#: (``select(Game).options(*GAME_STATE)``) instead of one lazy load per relation.
+GAME_STATE = (
+    joinedload(Game.tournament),
+    selectinload(Game.moves),
+    selectinload(Game.claims),
+    selectinload(Game.delays),
+    selectinload(Game.penalties),
+    selectinload(Game.white).selectinload(Player.leaves).selectinload(Leave.cancellations),
+    selectinload(Game.black).selectinload(Player.leaves).selectinload(Leave.cancellations),
+)
+
+
+def is_director(session: Session, address: str) -> bool:
+    """Whether ``address`` (in normal form) directs a tournament.
+
+    The directors' addresses are read once a transaction (:class:`Recent`), and
+    again after a flush that writes a tournament.
+
+    >>> from mailbot.store.engine import make_engine, session_factory
+    >>> from mailbot.store.models import RECHECK, Base
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> with session_factory(engine)() as session:
+    ...     session.add(Tournament(index="T", name="T", profile="bg-email", rules={},
+    ...                            timezone="UTC", start=datetime.date(2026, 3, 1),
+    ...                            end=datetime.date(2027, 3, 1), language="en", notation="en",
+    ...                            conditional_moves=False, director_name="D",
+    ...                            director_email="d@x.example", created_at=RECHECK))
+    ...     session.flush()
+    ...     is_director(session, "d@x.example"), is_director(session, "a@x.example")
+    (True, False)
+    """
+    memo = recent(session)
+    if memo.directors is None:
+        with held_back(session, Tournament):
+            memo.directors = frozenset(session.scalars(select(Tournament.director_email)))
+    return address in memo.directors
+
+
+def players_writing_from(session: Session, address: str) -> list[Player]:
+    """The players (of every tournament) who write from ``address``: their main
+    address or one of their others."""
+    if not pending(session, Player, PlayerAddress):
+        known = recent(session).writers.get(address)
+        if known is not None:
+            return list(known)
+    with held_back(session, Player, PlayerAddress):
+        return list(session.scalars(_WRITING_FROM, {"address": address}).all())
+
+
+def prefetch_games(session: Session, tags: Iterable[str]) -> list[Game]:
+    """Load the games of ``tags`` (``INDEX/NUMBER``) into ``session`` with everything a move
+    reads: moves, penalties, claims, both players with their other addresses and leave.
+
+    A batch of messages then reads its games with a few queries in all, where each
+    message would load each collection with a query of its own. What the batch
+    changes later goes through these same collections, so nothing read is stale.
+
+    >>> from mailbot.store.engine import make_engine, session_factory
+    >>> from mailbot.store.models import Base
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> with session_factory(engine)() as session:
+    ...     prefetch_games(session, ["NONE-1/1", "not a tag"])
+    []
+    """
+    wanted: set[tuple[str, int]] = set()
+    for tag in tags:
+        index, _, number = tag.rpartition("/")
+        if index and number.isdigit() and len(number) < 10:
+            wanted.add((index, int(number)))
+    if not wanted:
+        return []
+    player_options = (
+        selectinload(Player.addresses),
+        selectinload(Player.leaves).selectinload(Leave.cancellations),
+    )
+    found = session.scalars(
+        select(Game)
+        .join(Tournament)
+        .where(tuple_(Tournament.index, Game.number).in_(sorted(wanted)))
+        .options(
+            selectinload(Game.moves),
+            selectinload(Game.penalties),
+            selectinload(Game.claims),
+        )
+    )
+    games = list(found.all())
+    # both players of every game in one query (``white`` and ``black`` then come
+    # from the session, without a query)
+    players = {g.white_id for g in games} | {g.black_id for g in games}
+    memo = recent(session)
+    if players:
+        # held with the batch: the session keeps only weak references
+        memo.held.extend(
+            session.scalars(
+                select(Player).where(Player.id.in_(sorted(players))).options(*player_options)
+            ).all()
+        )
+    memo.games.update(((g.tournament.index, g.number), g) for g in games)
+    if games:
+        latest = (
+            select(
+                Outbox.game_id,
+                Outbox.message_id,
+                Outbox.to_addrs,
+                func.row_number()
+                .over(partition_by=Outbox.game_id, order_by=Outbox.id.desc())
+                .label("age"),
+            )
+            .where(Outbox.game_id.in_([g.id for g in games]))
+            .subquery()
+        )
+        threads: dict[int, list[tuple[str, list[str]]]] = {g.id: [] for g in games}
+        rows = session.execute(
+            select(latest.c.game_id, latest.c.message_id, latest.c.to_addrs)
+            .where(latest.c.age <= LATEST_MAIL)
+            .order_by(latest.c.game_id, latest.c.age)
+        )
+        for game_id, message_id, to in rows:
+            threads[game_id].append((message_id, to))
+        memo.threads.update(threads)
+    return games
+
+
+def prefetch_senders(session: Session, addresses: Iterable[str], day: datetime.date) -> None:
+    """Load, for each of ``addresses``, the players who write from it, the tournaments
+    it directs and its reply count of ``day``, into :func:`recent`: a batch of
+    messages then asks the database once for all its senders.
+
+    >>> from mailbot.store.engine import make_engine, session_factory
+    >>> from mailbot.store.models import Base
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> with session_factory(engine)() as session, session.begin():
+    ...     prefetch_senders(session, ["a@x.example"], datetime.date(2026, 3, 2))
+    ...     players_writing_from(session, "a@x.example"), recent(session).counted
+    ([], {('a@x.example', datetime.date(2026, 3, 2))})
+    """
+    wanted = sorted(set(addresses))
+    if not wanted:
+        return
+    memo = recent(session)
+    with session.no_autoflush:
+        players = session.scalars(
+            select(Player)
+            .where(
+                or_(
+                    Player.email.in_(wanted),
+                    Player.id.in_(
+                        select(PlayerAddress.player_id).where(PlayerAddress.email.in_(wanted))
+                    ),
+                )
+            )
+            .order_by(Player.id)
+            .options(selectinload(Player.addresses))
+        ).all()
+        directed = session.scalars(
+            select(Tournament).where(Tournament.director_email.in_(wanted)).order_by(Tournament.id)
+        ).all()
+        counts = session.scalars(
+            select(ReplyCount).where(ReplyCount.sender.in_(wanted), ReplyCount.day == day)
+        ).all()
+    for address in wanted:
+        memo.writers[address] = [
+            p for p in players if p.email == address or any(a.email == address for a in p.addresses)
+        ]
+        memo.directed[address] = [t for t in directed if t.director_email == address]
+        memo.counted.add((address, day))
+    for count in counts:
+        memo.counts.setdefault((count.sender, count.day), count)

@@ -1,0 +1,152 @@
+"""Tournaments in and out of the store: a start list imported, a tournament deleted."""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+from sqlalchemy import (
+    func,
+    or_,
+    select,
+)
+from sqlalchemy.orm import (
+    Session,
+)
+
+from mailbot.store.models import (
+    Game,
+    HeldOrder,
+    Move,
+    Outbox,
+    Player,
+    PlayerAddress,
+    Team,
+    Tournament,
+)
+from mailbot.store.startlist import StartList
+
+
+class DuplicateTournamentError(ValueError):
+    """A tournament with this index already exists."""
+
+    def __init__(self, index: str) -> None:
+        super().__init__(f"tournament {index} already exists; give the new one another index")
+        self.index = index
+
+
+class TournamentStartedError(ValueError):
+    """A tournament in which a move has been played cannot be deleted."""
+
+
+def import_start_list(
+    session: Session, start_list: StartList, now: datetime.datetime
+) -> Tournament:
+    """Create the tournament, its players and its games; flushes, does not commit.
+
+    Raises :class:`DuplicateTournamentError` when the index exists already.
+    """
+    existing = session.scalar(select(Tournament.id).where(Tournament.index == start_list.index))
+    if existing is not None:
+        raise DuplicateTournamentError(start_list.index)
+    tournament = Tournament(
+        index=start_list.index,
+        name=start_list.name,
+        profile=start_list.profile.name,
+        rules=dict(start_list.rules),
+        timezone=start_list.timezone,
+        start=start_list.start,
+        end=start_list.end,
+        extended_to=None,
+        language=start_list.language,
+        notation=start_list.notation,
+        conditional_moves=start_list.conditional_moves,
+        forward_messages=start_list.forward_messages,
+        director_digest=start_list.director_digest,
+        director_name=start_list.director.name,
+        director_email=start_list.director.email,
+        created_at=now,
+    )
+    teams: dict[str, Team] = {}
+    for team_entry in start_list.teams:
+        team = Team(
+            key=team_entry.id,
+            name=team_entry.name,
+            captain_name=team_entry.captain.name if team_entry.captain else None,
+            captain_email=team_entry.captain.email if team_entry.captain else None,
+        )
+        teams[team_entry.id] = team
+        tournament.teams.append(team)
+    players: dict[str, Player] = {}
+    for entry in start_list.players:
+        player = Player(
+            key=entry.id,
+            name=entry.name,
+            email=entry.email,
+            language=entry.language,
+            notation=entry.notation,
+            secret=entry.secret,
+            gender=entry.gender,
+            country=entry.country,
+            rating=entry.rating,
+            team=teams.get(entry.team or ""),
+            board=entry.board,
+            addresses=[PlayerAddress(email=a) for a in entry.addresses],
+        )
+        players[entry.id] = player
+        tournament.players.append(player)
+    for pairing in start_list.games:
+        tournament.games.append(
+            Game(
+                number=pairing.number,
+                white=players[pairing.white],
+                black=players[pairing.black],
+                round=pairing.round,
+                board=pairing.board,
+                created_at=now,
+            )
+        )
+    session.add(tournament)
+    session.flush()
+    return tournament
+
+
+def delete_tournament(session: Session, index: str) -> int:
+    """Remove tournament ``index`` before its first move; returns the messages withdrawn.
+
+    Its start messages and any other mail about it not yet sent are withdrawn;
+    mail already sent and received stays in the store, no longer tied to a game.
+    Raises :class:`LookupError` when there is no such tournament and
+    :class:`TournamentStartedError` once a move has been played in it.
+    """
+    t = session.scalars(select(Tournament).where(Tournament.index == index)).first()
+    if t is None:
+        raise LookupError(f"no tournament {index}")
+    games = [g.id for g in t.games]
+    played = session.scalar(select(func.count(Move.id)).where(Move.game_id.in_(games)))
+    if played:
+        raise TournamentStartedError(
+            f"tournament {index} has {played} moves played: it can no longer be deleted "
+            "(withdraw players or record results instead)"
+        )
+    pending = session.scalars(
+        select(Outbox).where(
+            Outbox.status != "sent",
+            or_(
+                Outbox.game_id.in_(games),
+                Outbox.subject.startswith(f"[{index}]", autoescape=True),
+                Outbox.subject.startswith(f"[{index}/", autoescape=True),
+            ),
+        )
+    ).all()
+    for row in pending:
+        session.delete(row)
+    # orders held for the director's confirmation that name the event would otherwise
+    # apply to a new event imported under the same index
+    named = re.compile(rf"(?<![\w.-]){re.escape(index)}(?![\w.-]|/\D)")
+    for held in session.scalars(select(HeldOrder).where(HeldOrder.status == "held")).all():
+        if held.director_email == t.director_email and any(named.search(o) for o in held.orders):
+            held.status = "cancelled"
+    session.delete(t)
+    session.flush()
+    return len(pending)
