@@ -22,6 +22,13 @@ CORE = (
     *(f"rules/{path.stem}" for path in sorted(RULES.glob("*.py"))),
     "mail/intent",
     "mail/letters",
+    "mail/automail",
+    "mail/charsets",
+    "mail/headers",
+    "mail/htmltext",
+    "mail/mime",
+    "mail/quoting",
+    "mail/storable",
     "compose/diagram",
 )
 FORBIDDEN_CALLS = {
