@@ -5,8 +5,9 @@ from __future__ import annotations
 import chess
 import pytest
 
+from mailbot.rules.interpretation import legal_moves_of_piece
 from mailbot.rules.notation import Notation
-from mailbot.rules.referee import Verdict, explain, explain_reminder, judge, legal_moves_of_piece
+from mailbot.rules.referee import Verdict, explain, explain_reminder, judge
 
 EN, BG, BG_LATIN, RU, DE = (
     Notation.EN,

@@ -92,24 +92,28 @@ give the text in English, Bulgarian or Russian:
 from __future__ import annotations
 
 import dataclasses
-import enum
 import itertools
 import re
-import types
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 
 import chess
 
+from mailbot.rules.interpretation import Interpreter, Position
 from mailbot.rules.notation import (
-    Castling,
     Notation,
     Reading,
-    letter_for,
-    letter_meanings,
-    promotion_meanings,
     read_moves,
-    reading_notation,
     write_move,
+)
+from mailbot.rules.verdicts import (
+    REASONS,
+    REMINDERS,
+    Judgement,
+    Reminder,
+    Verdict,
+    judgement_of,
+    reminder_of,
+    render_text,
 )
 
 __all__ = [
@@ -119,88 +123,7 @@ __all__ = [
     "explain",
     "explain_reminder",
     "judge",
-    "legal_moves_of_piece",
 ]
-
-
-class Verdict(enum.Enum):
-    """What a message amounts to (docs/rules.md 3.2)."""
-
-    #: Playable; played (art. 11).
-    LEGAL = "legal"
-    #: Against the rules or the position (art. 14); penalised.
-    IMPOSSIBLE = "impossible"
-    #: The opponent's last move repeated wrongly (art. 15); penalised.
-    INCORRECT = "incorrect"
-    #: Cannot be read with certainty (art. 16); penalised unless the mail is at fault.
-    UNCLEAR = "unclear"
-    #: Legal and played, but written incompletely (art. 7 note 2, art. 9).
-    INCOMPLETE = "incomplete"
-    #: The text holds no move of the player.
-    NO_MOVE = "no-move"
-
-
-def _frozen(mapping: Mapping[str, str] | None = None) -> Mapping[str, str]:
-    return types.MappingProxyType(dict(mapping or {}))
-
-
-@dataclasses.dataclass(frozen=True)
-class Reminder:
-    """Something to tell the player that does not stop the move."""
-
-    #: ``incomplete-notation``, ``missing-piece-letter``, ``letter-from-other-notation``,
-    #: ``wrong-move-number``, ``conditional-not-allowed``, ``conditional-lapsed``.
-    code: str
-    #: The reminder in English.
-    text: str
-    details: Mapping[str, str] = dataclasses.field(default_factory=_frozen, hash=False)
-
-
-@dataclasses.dataclass(frozen=True)
-class Judgement:
-    """The referee's answer to one message."""
-
-    verdict: Verdict
-    #: The move to play (for ``LEGAL`` and ``INCOMPLETE``), else None.
-    move: chess.Move | None
-    #: Why, in English.
-    reason: str
-    #: A stable code for ``reason``: ``legal``, ``incomplete-notation``, ``no-piece``, ...
-    reason_code: str
-    #: Values for a translated ``reason`` (``move``: as written; ``square``, ``piece``, ...).
-    details: Mapping[str, str] = dataclasses.field(default_factory=_frozen, hash=False)
-    #: For ``IMPOSSIBLE``: the legal moves of the piece the player tried to move;
-    #: for ``UNCLEAR``: the moves the text could mean.
-    legal_alternatives: tuple[chess.Move, ...] = ()
-    reminders: tuple[Reminder, ...] = ()
-    #: The rest of a conditional line after ``move`` (alternately the opponent's and the
-    #: player's moves), already checked for legality.
-    conditional: tuple[chess.Move, ...] = ()
-    #: The judged move as the player wrote it, if the verdict concerns one.
-    written: str | None = None
-
-    @property
-    def accepted(self) -> bool:
-        """The message holds a move that is played."""
-        return self.verdict in (Verdict.LEGAL, Verdict.INCOMPLETE)
-
-    @property
-    def penalised(self) -> bool:
-        """The verdict costs the sender penalty days (art. 17).
-
-        >>> judge("1.e1-e4", chess.Board(), Notation.EN).penalised
-        True
-        """
-        return self.verdict in (Verdict.IMPOSSIBLE, Verdict.INCORRECT, Verdict.UNCLEAR)
-
-
-def legal_moves_of_piece(board: chess.Board, square: chess.Square) -> tuple[chess.Move, ...]:
-    """The legal moves of the piece on ``square`` (none for an empty square or the wrong side).
-
-    >>> [m.uci() for m in legal_moves_of_piece(chess.Board(), chess.G1)]
-    ['g1h3', 'g1f3']
-    """
-    return tuple(move for move in board.legal_moves if move.from_square == square)
 
 
 def judge(
@@ -227,7 +150,7 @@ def judge(
     """
     readings = read_moves(text)
     if not readings:
-        return _judgement(Verdict.NO_MOVE, "no-move", {})
+        return judgement_of(Verdict.NO_MOVE, "no-move", {})
     referee = _Referee(board, notation, conditional_allowed)
     results = [referee.judge(sequence) for sequence in _segmentations(readings)]
     chosen = _choose(results, readings, board, notation)
@@ -240,7 +163,7 @@ def judge(
     results = [referee.judge(sequence) for sequence in _segmentations(letters)]
     again = _choose(results, letters, board, notation)
     ignored = [
-        _reminder("numeric-ignored", {"numeric": r.move_text, "move": before.move_text})
+        reminder_of("numeric-ignored", {"numeric": r.move_text, "move": before.move_text})
         for before, r in itertools.pairwise(readings)
         if r in bracketed
     ]
@@ -265,214 +188,13 @@ def _bracketed_numeric(text: str, readings: Sequence[Reading]) -> list[Reading]:
     ]
 
 
-# --- Texts ----------------------------------------------------------------------------------
-
-_REASONS: dict[str, dict[str, str]] = {
-    "en": {
-        "legal": "legal move",
-        "incomplete-notation": "{move} is incomplete notation; {played} was played",
-        "missing-piece-letter": "{move} lacks the piece letter; {played} was played",
-        "no-move": "the message holds no move",
-        "only-repetition": "{move} repeats the opponent's last move; the message holds no new move",
-        "wrong-repetition": "the opponent's last move was {expected}, not {written}",
-        "no-piece": "there is no piece on {square}",
-        "wrong-colour": "{piece_subject} on {square} is {colour}, and it is {turn} move",
-        "letter-mismatch": "{letter} does not name the {piece} on {square} in any notation",
-        "castling-not-allowed": "{side} ({move}) is not possible in this position",
-        "king-in-check": "{move} would leave the king in check",
-        "illegal-for-piece": "{piece_subject} on {square} cannot move to {to}",
-        "not-a-promotion": "{move} is not a promotion",
-        "bad-promotion-piece": "{move}: a pawn cannot become {letter}",
-        "no-promotion-piece": "{move} does not say which piece the pawn becomes",
-        "no-such-move": "{piece_none} can move to {to}",
-        "two-readings": "{move} can be read as more than one move: {moves}",
-        "spaced-squares": "{move} is not a playable move, and read as two moves "
-        "({moves} and another) it is not clear either",
-        "two-moves": "the message gives two different moves: {first} and {second}",
-    },
-    "bg": {
-        "legal": "ходът е редовен",
-        "incomplete-notation": "{move} е непълна нотация; изигран е ходът {played}",
-        "missing-piece-letter": "в {move} липсва буквата на фигурата; изигран е ходът {played}",
-        "no-move": "в писмото няма ход",
-        "only-repetition": "{move} повтаря последния ход на противника; в писмото няма нов ход",
-        "wrong-repetition": "последният ход на противника е {expected}, а не {written}",
-        "no-piece": "на {square} няма фигура",
-        "wrong-colour": "{piece_subject} на {square} е на {colour}, а на ход са {turn}",
-        "letter-mismatch": "{letter} не означава фигурата на {square} ({piece}) в никоя нотация",
-        "castling-not-allowed": "{side} ({move}) не е възможна в тази позиция",
-        "king-in-check": "след {move} царят остава под шах",
-        "illegal-for-piece": "{piece_subject} на {square} не може да отиде на {to}",
-        "not-a-promotion": "{move} не е превръщане на пешка",
-        "bad-promotion-piece": "{move}: пешката не може да стане {letter}",
-        "no-promotion-piece": "в {move} не е казано в каква фигура се превръща пешката",
-        "no-such-move": "{piece_none} не може да отиде на {to}",
-        "two-readings": "{move} може да се прочете като различни ходове: {moves}",
-        "spaced-squares": "{move} не е възможен ход, а прочетено като два хода "
-        "({moves} и още един) също не е ясно",
-        "two-moves": "в писмото има два различни хода: {first} и {second}",
-    },
-    "ru": {
-        "legal": "ход правильный",
-        "incomplete-notation": "{move} — неполная запись; сделан ход {played}",
-        "missing-piece-letter": "в записи {move} нет буквы фигуры; сделан ход {played}",
-        "no-move": "в письме нет хода",
-        "only-repetition": "{move} повторяет последний ход противника; нового хода в письме нет",
-        "wrong-repetition": "последний ход противника — {expected}, а не {written}",
-        "no-piece": "на поле {square} нет фигуры",
-        "wrong-colour": "{piece_subject} на {square} принадлежит {colour}, а ход {turn}",
-        "letter-mismatch": "{letter} не обозначает фигуру на {square} ({piece}) ни в одной нотации",
-        "castling-not-allowed": "{side} ({move}) в этой позиции невозможна",
-        "king-in-check": "после {move} король остаётся под шахом",
-        "illegal-for-piece": "{piece_subject} на {square} не может пойти на {to}",
-        "not-a-promotion": "{move} — не превращение пешки",
-        "bad-promotion-piece": "{move}: пешка не может превратиться в {letter}",
-        "no-promotion-piece": "в записи {move} не указано, в какую фигуру превращается пешка",
-        "no-such-move": "{piece_none} не может пойти на {to}",
-        "two-readings": "{move} можно прочитать как разные ходы: {moves}",
-        "spaced-squares": "{move} — невозможный ход, а как два хода ({moves} и ещё один) "
-        "запись тоже неясна",
-        "two-moves": "в письме два разных хода: {first} и {second}",
-    },
-}
-
-_REMINDERS: dict[str, dict[str, str]] = {
-    "en": {
-        "incomplete-notation": "{move} is incomplete notation; please write the full move, "
-        "as {full}",
-        "missing-piece-letter": "{move} lacks the letter of the {piece}; please write the full "
-        "move, as {full}",
-        "letter-from-other-notation": "{letter} is the {piece} in {notation} notation; "
-        "this game writes the {piece} as {expected}",
-        "wrong-move-number": "{move} was numbered {written}; it is move {expected}",
-        "conditional-not-allowed": "conditional moves are not allowed in this tournament; "
-        "only {move} was played",
-        "conditional-lapsed": "the conditional line ends before {move}, "
-        "which is not a legal move there",
-        "numeric-ignored": "the numeric form {numeric} decides nothing (art. 7 note 3): "
-        "the move was judged as written in letters, {move}",
-    },
-    "bg": {
-        "incomplete-notation": "{move} е непълна нотация; моля, пишете пълния ход: {full}",
-        "missing-piece-letter": "в {move} липсва буквата на фигурата ({piece}); "
-        "моля, пишете пълния ход: {full}",
-        "letter-from-other-notation": "{letter} означава „{piece}“ в нотацията „{notation}“; "
-        "в тази партия се пише {expected}",
-        "wrong-move-number": "{move} е с номер {written}, а номерът на хода е {expected}",
-        "conditional-not-allowed": "в този турнир условни ходове не се допускат; "
-        "изигран е само {move}",
-        "conditional-lapsed": "условният вариант спира преди {move}, който там не е възможен ход",
-        "numeric-ignored": "цифровият запис {numeric} не решава нищо (чл. 7, забележка 3): "
-        "ходът е преценен така, както е написан с букви – {move}",
-    },
-    "ru": {
-        "incomplete-notation": "{move} — неполная запись; пожалуйста, пишите ход полностью: {full}",
-        "missing-piece-letter": "в записи {move} нет буквы фигуры ({piece}); "
-        "пожалуйста, пишите ход полностью: {full}",
-        "letter-from-other-notation": "{letter} означает «{piece}» в нотации «{notation}»; "
-        "в этой партии пишется {expected}",
-        "wrong-move-number": "у хода {move} указан номер {written}, а номер хода — {expected}",
-        "conditional-not-allowed": "условные ходы в этом турнире не допускаются; "
-        "сделан только ход {move}",
-        "conditional-lapsed": "условный вариант обрывается перед ходом {move}: там он невозможен",
-        "numeric-ignored": "цифровая запись {numeric} ничего не решает (ст. 7, примечание 3): "
-        "ход оценён так, как он записан буквами, — {move}",
-    },
-}
-
-#: Piece names: the plain noun, the noun as a subject, and "no such piece".
-_PIECES: dict[str, dict[str, tuple[str, str, str]]] = {
-    "en": {
-        name: (name, f"the {name}", f"no {name}")
-        for name in ("king", "queen", "rook", "bishop", "knight", "pawn", "piece")
-    },
-    "bg": {
-        "king": ("цар", "царят", "никой цар"),
-        "queen": ("дама", "дамата", "никоя дама"),
-        "rook": ("топ", "топът", "никой топ"),
-        "bishop": ("офицер", "офицерът", "никой офицер"),
-        "knight": ("кон", "конят", "никой кон"),
-        "pawn": ("пешка", "пешката", "никоя пешка"),
-        "piece": ("фигура", "фигурата", "никоя фигура"),
-    },
-    "ru": {
-        "king": ("король", "король", "ни один король"),
-        "queen": ("ферзь", "ферзь", "ни один ферзь"),
-        "rook": ("ладья", "ладья", "ни одна ладья"),
-        "bishop": ("слон", "слон", "ни один слон"),
-        "knight": ("конь", "конь", "ни один конь"),
-        "pawn": ("пешка", "пешка", "ни одна пешка"),
-        "piece": ("фигура", "фигура", "ни одна фигура"),
-    },
-}
-
-#: Other translated values, by language, detail key and value.
-_VALUES: dict[str, dict[str, dict[str, str]]] = {
-    "en": {
-        "colour": {"white": "White's", "black": "Black's"},
-        "turn": {"white": "White's", "black": "Black's"},
-        "side": {"short": "short castling", "long": "long castling"},
-        "notation": {n.value: n.label for n in Notation},
-    },
-    "bg": {
-        "colour": {"white": "белите", "black": "черните"},
-        "turn": {"white": "белите", "black": "черните"},
-        "side": {"short": "малката рокада", "long": "голямата рокада"},
-        "notation": {
-            "en": "английска",
-            "bg-cyrillic": "българска, на кирилица",
-            "bg-latin": "българска, на латиница",
-            "ru": "руска",
-            "de": "немска",
-            "iccf-numeric": "цифрова на ICCF",
-            "figurine": "с фигурки",
-        },
-    },
-    "ru": {
-        "colour": {"white": "белым", "black": "чёрным"},
-        "turn": {"white": "белых", "black": "чёрных"},
-        "side": {"short": "короткая рокировка", "long": "длинная рокировка"},
-        "notation": {
-            "en": "английская",
-            "bg-cyrillic": "болгарская, кириллицей",
-            "bg-latin": "болгарская, латиницей",
-            "ru": "русская",
-            "de": "немецкая",
-            "iccf-numeric": "цифровая ИКЧФ",
-            "figurine": "фигурки",
-        },
-    },
-}
-
-
-def _render(
-    table: Mapping[str, Mapping[str, str]], code: str, details: Mapping[str, str], language: str
-) -> str | None:
-    language = language if language in table else "en"
-    template = table[language].get(code)
-    if template is None:
-        return None
-    values = dict(details)
-    for key, value in details.items():
-        translated = _VALUES[language].get(key, {}).get(value)
-        if translated is not None:
-            values[key] = translated
-    if "piece" in details:
-        plain, subject, none = _PIECES[language].get(details["piece"], (details["piece"],) * 3)
-        values.update(piece=plain, piece_subject=subject, piece_none=none)
-    try:
-        return template.format_map(values)
-    except KeyError:
-        return None
-
-
 def explain(judgement: Judgement, language: str = "en") -> str:
     """The reason for ``judgement`` in ``language`` (``en``, ``bg`` or ``ru``; else English).
 
     >>> explain(judge("1.e3-e4", chess.Board(), Notation.RU), "ru")
     'на поле e3 нет фигуры'
     """
-    text = _render(_REASONS, judgement.reason_code, judgement.details, language)
+    text = render_text(REASONS, judgement.reason_code, judgement.details, language)
     return judgement.reason if text is None else text
 
 
@@ -483,414 +205,8 @@ def explain_reminder(reminder: Reminder, language: str = "en") -> str:
     >>> explain_reminder(reminder, "bg")
     'Кg1-f3 е с номер 5, а номерът на хода е 1'
     """
-    text = _render(_REMINDERS, reminder.code, reminder.details, language)
+    text = render_text(REMINDERS, reminder.code, reminder.details, language)
     return reminder.text if text is None else text
-
-
-def _judgement(
-    verdict: Verdict,
-    code: str,
-    details: Mapping[str, str],
-    *,
-    move: chess.Move | None = None,
-    alternatives: Sequence[chess.Move] = (),
-    reminders: Sequence[Reminder] = (),
-    conditional: Sequence[chess.Move] = (),
-    written: str | None = None,
-) -> Judgement:
-    reason = _render(_REASONS, code, details, "en")
-    assert reason is not None, (code, details)
-    return Judgement(
-        verdict,
-        move,
-        reason,
-        code,
-        _frozen(details),
-        tuple(alternatives),
-        tuple(reminders),
-        tuple(conditional),
-        written,
-    )
-
-
-def _reminder(code: str, details: Mapping[str, str]) -> Reminder:
-    text = _render(_REMINDERS, code, details, "en")
-    assert text is not None, (code, details)
-    return Reminder(code, text, _frozen(details))
-
-
-# --- Reading against a position -------------------------------------------------------------
-
-
-class _Position:
-    """A board and, computed once, its legal moves."""
-
-    __slots__ = ("_legal", "board")
-
-    def __init__(self, board: chess.Board) -> None:
-        self.board = board
-        self._legal: tuple[chess.Move, ...] | None = None
-
-    @property
-    def legal(self) -> tuple[chess.Move, ...]:
-        if self._legal is None:
-            self._legal = tuple(self.board.legal_moves)
-        return self._legal
-
-    def after(self, move: chess.Move) -> _Position:
-        board = self.board.copy(stack=False)
-        board.push(move)
-        return _Position(board)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Meaning:
-    """What one reading means in one position."""
-
-    #: The verdict on the reading as the player's move: LEGAL or INCOMPLETE with the
-    #: move, IMPOSSIBLE or UNCLEAR.
-    judgement: Judgement
-    #: Every legal move the reading could name in any notation (for repetitions and duplicates).
-    candidates: frozenset[chess.Move]
-
-
-def _colour(color: chess.Color) -> str:
-    return "white" if color == chess.WHITE else "black"
-
-
-def _name(piece_type: chess.PieceType) -> str:
-    return chess.piece_name(piece_type)
-
-
-def _written(position: _Position, moves: Sequence[chess.Move], notation: Notation) -> str:
-    return ", ".join(write_move(position.board, move, notation) for move in moves)
-
-
-class _Interpreter:
-    """Reads :class:`Reading` values in positions of one game."""
-
-    def __init__(self, notation: Notation) -> None:
-        self.notation = notation
-        self.own = reading_notation(notation)
-        self._cache: dict[tuple[Reading, _Position], _Meaning] = {}
-
-    def meaning(self, reading: Reading, position: _Position) -> _Meaning:
-        key = (reading, position)
-        found = self._cache.get(key)
-        if found is None:
-            if reading.castling is not None:
-                found = self._castling(reading, position)
-            elif reading.from_square is not None:
-                found = self._full(reading, position)
-            else:
-                found = self._incomplete(reading, position)
-            self._cache[key] = found
-        return found
-
-    def denotes(self, reading: Reading, position: _Position, move: chess.Move) -> bool:
-        return move in self.meaning(reading, position).candidates
-
-    def playable(self, reading: Reading, position: _Position) -> bool:
-        return bool(self.meaning(reading, position).candidates)
-
-    # Results -------------------------------------------------------------------------------
-
-    def _impossible(
-        self,
-        code: str,
-        reading: Reading,
-        details: Mapping[str, str],
-        position: _Position,
-        alternatives: Sequence[chess.Move] = (),
-        candidates: frozenset[chess.Move] = frozenset(),
-    ) -> _Meaning:
-        all_details = {**details, "legal": _written(position, alternatives, self.notation)}
-        judgement = _judgement(
-            Verdict.IMPOSSIBLE,
-            code,
-            all_details,
-            alternatives=alternatives,
-            written=reading.move_text,
-        )
-        return _Meaning(judgement, candidates)
-
-    def _unclear(
-        self,
-        code: str,
-        reading: Reading,
-        moves: Sequence[chess.Move],
-        position: _Position,
-        details: Mapping[str, str],
-        candidates: frozenset[chess.Move],
-    ) -> _Meaning:
-        all_details = {**details, "moves": _written(position, moves, self.notation)}
-        judgement = _judgement(
-            Verdict.UNCLEAR, code, all_details, alternatives=moves, written=reading.move_text
-        )
-        return _Meaning(judgement, candidates)
-
-    def _played(
-        self,
-        move: chess.Move,
-        reading: Reading,
-        position: _Position,
-        reminders: Sequence[Reminder],
-        candidates: frozenset[chess.Move],
-    ) -> _Meaning:
-        incomplete = [
-            r for r in reminders if r.code in ("incomplete-notation", "missing-piece-letter")
-        ]
-        details = {
-            "move": reading.move_text,
-            "played": write_move(position.board, move, self.notation),
-        }
-        verdict, code = (
-            (Verdict.INCOMPLETE, incomplete[0].code) if incomplete else (Verdict.LEGAL, "legal")
-        )
-        judgement = _judgement(
-            verdict, code, details, move=move, reminders=reminders, written=reading.move_text
-        )
-        return _Meaning(judgement, candidates)
-
-    # Reminders -----------------------------------------------------------------------------
-
-    def _other_letter(self, letter: str, piece_type: chess.PieceType) -> Reminder:
-        meanings = letter_meanings(letter) or promotion_meanings(letter)
-        where = next(n for n, t in meanings.items() if t == piece_type)
-        return _reminder(
-            "letter-from-other-notation",
-            {
-                "letter": letter,
-                "piece": _name(piece_type),
-                "notation": where.value,
-                "expected": letter_for(piece_type, self.notation),
-            },
-        )
-
-    def _full_form(
-        self, code: str, reading: Reading, position: _Position, move: chess.Move
-    ) -> Reminder:
-        piece_type = position.board.piece_type_at(move.from_square)
-        assert piece_type is not None
-        return _reminder(
-            code,
-            {
-                "move": reading.move_text,
-                "piece": _name(piece_type),
-                "full": write_move(position.board, move, self.notation),
-            },
-        )
-
-    # Castling ------------------------------------------------------------------------------
-
-    def _castling(self, reading: Reading, position: _Position) -> _Meaning:
-        board = position.board
-        kingside = reading.castling is Castling.KINGSIDE
-        moves = [
-            move
-            for move in position.legal
-            if (board.is_kingside_castling(move) if kingside else board.is_queenside_castling(move))
-        ]
-        if moves:
-            return self._played(moves[0], reading, position, (), frozenset(moves))
-        king = board.king(board.turn)
-        alternatives = legal_moves_of_piece(board, king) if king is not None else ()
-        details = {"move": reading.move_text, "side": "short" if kingside else "long"}
-        return self._impossible("castling-not-allowed", reading, details, position, alternatives)
-
-    # Full notation -------------------------------------------------------------------------
-
-    def _full(self, reading: Reading, position: _Position) -> _Meaning:
-        board = position.board
-        assert reading.from_square is not None and reading.to_square is not None
-        origin, target = reading.from_square, reading.to_square
-        details = {
-            "move": reading.move_text,
-            "square": chess.square_name(origin),
-            "to": chess.square_name(target),
-        }
-        piece = board.piece_at(origin)
-        if piece is None:
-            return self._impossible("no-piece", reading, details, position)
-        details["piece"] = _name(piece.piece_type)
-        if piece.color != board.turn:
-            details.update(colour=_colour(piece.color), turn=_colour(board.turn))
-            return self._impossible("wrong-colour", reading, details, position)
-        from_here = [move for move in position.legal if move.from_square == origin]
-        matching = [move for move in from_here if move.to_square == target]
-        reminders: list[Reminder] = []
-        letter = reading.piece_letter
-        if letter is not None:
-            meanings = letter_meanings(letter)
-            if piece.piece_type not in meanings.values():
-                details["letter"] = letter
-                return self._impossible("letter-mismatch", reading, details, position, from_here)
-            if meanings.get(self.own) != piece.piece_type:
-                reminders.append(self._other_letter(letter, piece.piece_type))
-        if not matching:
-            return self._illegal(reading, position, piece, details, from_here)
-        if letter is None and piece.piece_type != chess.PAWN and not reading.numeric:
-            reminders.insert(
-                0, self._full_form("missing-piece-letter", reading, position, matching[0])
-            )
-        candidates = frozenset(move for move in matching if _promotion_fits(reading, move))
-        if matching[0].promotion is None:
-            if reading.promotion_letter is not None:
-                return self._impossible("not-a-promotion", reading, details, position, from_here)
-            return self._played(matching[0], reading, position, reminders, candidates)
-        chosen = self._promotion(reading, position, matching, details, candidates)
-        if isinstance(chosen, _Meaning):
-            return chosen
-        move, reminder = chosen
-        if reminder is not None:
-            reminders.append(reminder)
-        return self._played(move, reading, position, reminders, candidates)
-
-    def _illegal(
-        self,
-        reading: Reading,
-        position: _Position,
-        piece: chess.Piece,
-        details: dict[str, str],
-        from_here: Sequence[chess.Move],
-    ) -> _Meaning:
-        assert reading.from_square is not None and reading.to_square is not None
-        origin, target = reading.from_square, reading.to_square
-        if (
-            piece.piece_type == chess.KING
-            and origin in (chess.E1, chess.E8)
-            and chess.square_rank(origin) == chess.square_rank(target)
-            and abs(chess.square_file(origin) - chess.square_file(target)) == 2
-        ):
-            details["side"] = "short" if target > origin else "long"
-            return self._impossible("castling-not-allowed", reading, details, position, from_here)
-        probe = chess.Move(origin, target)
-        if piece.piece_type == chess.PAWN and chess.square_rank(target) in (0, 7):
-            probe = chess.Move(origin, target, chess.QUEEN)
-        code = "king-in-check" if position.board.is_pseudo_legal(probe) else "illegal-for-piece"
-        return self._impossible(code, reading, details, position, from_here)
-
-    def _promotion(
-        self,
-        reading: Reading,
-        position: _Position,
-        moves: Sequence[chess.Move],
-        details: Mapping[str, str],
-        candidates: frozenset[chess.Move],
-    ) -> tuple[chess.Move, Reminder | None] | _Meaning:
-        """Choose among promotion ``moves`` (same squares) by the promotion letter."""
-        letter = reading.promotion_letter
-        if letter is None:
-            return self._unclear(
-                "no-promotion-piece", reading, moves, position, details, candidates
-            )
-        meanings = promotion_meanings(letter, numeric=reading.numeric)
-        own = meanings.get(self.own) if not reading.numeric else next(iter(meanings.values()), None)
-        reminder = None
-        if own is None:
-            others = sorted(set(meanings.values()))
-            if not others:
-                return self._impossible(
-                    "bad-promotion-piece", reading, {**details, "letter": letter}, position, moves
-                )
-            if len(others) > 1:
-                chosen = [move for move in moves if move.promotion in others]
-                return self._unclear("two-readings", reading, chosen, position, details, candidates)
-            own = others[0]
-            reminder = self._other_letter(letter, own)
-        move = next(move for move in moves if move.promotion == own)
-        return move, reminder
-
-    # Incomplete notation -------------------------------------------------------------------
-
-    def _incomplete(self, reading: Reading, position: _Position) -> _Meaning:
-        assert reading.to_square is not None
-        details = {"move": reading.move_text, "to": chess.square_name(reading.to_square)}
-        letter = reading.piece_letter
-        if letter is None:
-            own: chess.PieceType | None = chess.PAWN
-            others: list[chess.PieceType] = []
-        else:
-            meanings = letter_meanings(letter)
-            own = meanings.get(self.own)
-            others = sorted({t for t in meanings.values() if t != own})
-        first = self._moves_of_type(reading, position, own) if own is not None else []
-        other_moves: list[chess.Move] = []
-        for piece_type in others:
-            other_moves.extend(self._moves_of_type(reading, position, piece_type))
-        candidates = frozenset(
-            move for move in (*first, *other_moves) if _promotion_fits(reading, move)
-        )
-        reminders: list[Reminder] = []
-        if first:
-            moves = first
-        else:
-            moves = list(dict.fromkeys(other_moves))
-            moved = {position.board.piece_type_at(move.from_square) for move in moves}
-            if len(moved) == 1 and letter is not None:
-                (moved_type,) = moved
-                assert moved_type is not None
-                reminders.append(self._other_letter(letter, moved_type))
-        if not moves:
-            named = own if own is not None else (others[0] if len(others) == 1 else None)
-            alternatives: tuple[chess.Move, ...] = ()
-            if named is not None:
-                alternatives = tuple(
-                    move
-                    for move in position.legal
-                    if position.board.piece_type_at(move.from_square) == named
-                )
-            details["piece"] = _name(named) if named is not None else "piece"
-            return self._impossible("no-such-move", reading, details, position, alternatives)
-        promotions = [move for move in moves if move.promotion is not None]
-        if reading.promotion_letter is not None and not promotions:
-            return self._impossible("not-a-promotion", reading, details, position, moves)
-        if len({(move.from_square, move.to_square) for move in moves}) > 1:
-            return self._unclear("two-readings", reading, moves, position, details, candidates)
-        if promotions:
-            chosen = self._promotion(reading, position, promotions, details, candidates)
-            if isinstance(chosen, _Meaning):
-                return chosen
-            move, reminder = chosen
-            if reminder is not None:
-                reminders.append(reminder)
-        else:
-            move = moves[0]
-        reminders.insert(0, self._full_form("incomplete-notation", reading, position, move))
-        return self._played(move, reading, position, reminders, candidates)
-
-    def _moves_of_type(
-        self, reading: Reading, position: _Position, piece_type: chess.PieceType
-    ) -> list[chess.Move]:
-        board = position.board
-        found = []
-        for move in position.legal:
-            if move.to_square != reading.to_square:
-                continue
-            if board.piece_type_at(move.from_square) != piece_type:
-                continue
-            file = chess.square_file(move.from_square)
-            if reading.from_file is not None and file != reading.from_file:
-                continue
-            if (
-                piece_type == chess.PAWN
-                and reading.from_file is None
-                and file != chess.square_file(move.to_square)
-            ):
-                continue
-            rank = chess.square_rank(move.from_square)
-            if reading.from_rank is not None and rank != reading.from_rank:
-                continue
-            found.append(move)
-        return found
-
-
-def _promotion_fits(reading: Reading, move: chess.Move) -> bool:
-    """Whether ``move``'s promotion agrees with the reading's promotion letter, if any."""
-    if reading.promotion_letter is None or move.promotion is None:
-        return True
-    meanings = promotion_meanings(reading.promotion_letter, numeric=reading.numeric)
-    return move.promotion in meanings.values()
 
 
 # --- A whole message --------------------------------------------------------------------------
@@ -903,17 +219,17 @@ class _Referee:
         self.board = board
         self.notation = notation
         self.conditional_allowed = conditional_allowed
-        self.reader = _Interpreter(notation)
-        self.now = _Position(board.copy(stack=False))
+        self.reader = Interpreter(notation)
+        self.now = Position(board.copy(stack=False))
         self.moves = list(board.move_stack)
-        self._positions: dict[int, _Position] = {}
-        self.before: _Position | None = None
+        self._positions: dict[int, Position] = {}
+        self.before: Position | None = None
         if self.moves:
             before = board.copy(stack=1)
             before.pop()
-            self.before = _Position(before.copy(stack=False))
+            self.before = Position(before.copy(stack=False))
 
-    def position(self, ply: int) -> _Position:
+    def position(self, ply: int) -> Position:
         """The position before the game's move number ``ply`` (0-based), or the current one."""
         if ply == len(self.moves):
             return self.now
@@ -923,7 +239,7 @@ class _Referee:
             board = self.board.copy(stack=len(self.moves) - ply)
             for _ in range(len(self.moves) - ply):
                 board.pop()
-            self._positions[ply] = _Position(board)
+            self._positions[ply] = Position(board)
         return self._positions[ply]
 
     def _history(self, readings: Sequence[Reading]) -> tuple[int, list[Reminder]]:
@@ -983,7 +299,7 @@ class _Referee:
                     "expected": write_move(before.board, last, self.notation),
                     "number": str(before.board.fullmove_number),
                 }
-                return _judgement(
+                return judgement_of(
                     Verdict.INCORRECT,
                     "wrong-repetition",
                     details,
@@ -1007,7 +323,7 @@ class _Referee:
                 return self._two_moves(reading, following_reading, move, reminders)
             if not self.conditional_allowed:
                 reminders.append(
-                    _reminder(
+                    reminder_of(
                         "conditional-not-allowed",
                         {"move": reading.move_text, "ignored": following_reading.move_text},
                     )
@@ -1016,7 +332,7 @@ class _Referee:
             proposed = reader.meaning(following_reading, after).judgement
             if not proposed.accepted or proposed.move is None:
                 reminders.append(
-                    _reminder(
+                    reminder_of(
                         "conditional-lapsed",
                         {
                             "move": following_reading.move_text,
@@ -1037,9 +353,9 @@ class _Referee:
         self,
         reading: Reading,
         named_by: Reading,
-        position: _Position,
+        position: Position,
         move: chess.Move,
-        after: _Position,
+        after: Position,
     ) -> bool:
         """Whether ``reading`` names ``move`` (played in ``position``, read from ``named_by``)
         once more in another form (``e2-e4 (5254)``) rather than a move in ``after``.
@@ -1056,9 +372,9 @@ class _Referee:
         self,
         readings: Sequence[Reading],
         index: int,
-        position: _Position,
+        position: Position,
         move: chess.Move,
-        after: _Position,
+        after: Position,
     ) -> int:
         """Skip the readings from ``index`` on that repeat ``move``, named just before."""
         named_by = readings[index - 1]
@@ -1068,14 +384,14 @@ class _Referee:
             index += 1
         return index
 
-    def _opponents(self, reading: Reading, before: _Position, now: _Position) -> bool:
+    def _opponents(self, reading: Reading, before: Position, now: Position) -> bool:
         """Whether ``reading`` looks like a move of the side that moved from ``before``."""
         if reading.from_square is not None and reading.castling is None:
             piece = before.board.piece_at(reading.from_square)
             return piece is not None and piece.color == before.board.turn
         return self.reader.playable(reading, before) and not self.reader.playable(reading, now)
 
-    def _players(self, reading: Reading, position: _Position, after: _Position) -> bool:
+    def _players(self, reading: Reading, position: Position, after: Position) -> bool:
         """Whether ``reading``, after the player's move, looks like another move of the player."""
         if reading.from_square is not None and reading.castling is None:
             piece = after.board.piece_at(reading.from_square) or position.board.piece_at(
@@ -1084,7 +400,7 @@ class _Referee:
             return piece is not None and piece.color == position.board.turn
         return self.reader.playable(reading, position) and not self.reader.playable(reading, after)
 
-    def _number(self, reading: Reading, position: _Position) -> list[Reminder]:
+    def _number(self, reading: Reading, position: Position) -> list[Reminder]:
         expected = position.board.fullmove_number
         if reading.number is None or reading.number == expected:
             return []
@@ -1093,10 +409,10 @@ class _Referee:
             "written": str(reading.number),
             "expected": str(expected),
         }
-        return [_reminder("wrong-move-number", details)]
+        return [reminder_of("wrong-move-number", details)]
 
     def _only_repetition(self, reading: Reading) -> Judgement:
-        return _judgement(
+        return judgement_of(
             Verdict.NO_MOVE,
             "only-repetition",
             {"move": reading.move_text},
@@ -1106,7 +422,7 @@ class _Referee:
     def _two_moves(
         self, first: Reading, second: Reading, move: chess.Move, reminders: Sequence[Reminder]
     ) -> Judgement:
-        return _judgement(
+        return judgement_of(
             Verdict.UNCLEAR,
             "two-moves",
             {"first": first.move_text, "second": second.move_text},
@@ -1164,4 +480,4 @@ def _choose(
     spaced = ", ".join(reading.move_text for reading in readings if reading.alternative)
     details = {"move": spaced, "moves": ", ".join(write_move(board, m, notation) for m in moves)}
     code = "two-readings" if eligible else "spaced-squares"
-    return _judgement(Verdict.UNCLEAR, code, details, alternatives=moves, written=spaced)
+    return judgement_of(Verdict.UNCLEAR, code, details, alternatives=moves, written=spaced)
