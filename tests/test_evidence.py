@@ -392,3 +392,85 @@ def test_the_reports_only_read(played: Played, tmp_path: Path) -> None:
         overview(session, at(10))
         tournament_status(session, "EV-1", at(10))
         assert not session.dirty and not session.new and not session.deleted
+
+
+# ---------------------------------------------------------------------------
+# The dispute file in the event's language
+
+#: The English headings and fixed words that a Bulgarian or Russian file must not carry.
+ENGLISH = (
+    "Dispute file of",
+    "director ",
+    "Every message the bot received",
+    "Moves of",
+    "Dates are calendar days",
+    "Penalties",
+    "Time used",
+    "Claims",
+    "Leave",
+    "Delay notices",
+    "in play",
+    "received ",
+    "subject:",
+    "message-id",
+    "handled",
+    "from move",
+    "days",
+    "none",
+)
+#: Headings each language's file must carry: (index.txt, moves.txt).
+NATIVE = {
+    "bg": (
+        ("Досие на спора за партия LG-1/1: Walter White – Bella Black", "главен съдия"),
+        (
+            "Ходове в партия LG-1/1: Walter White (белите) – Bella Black (черните)",
+            "Наказания",
+            "  черните +5 дни (невъзможен ход) при полуход 1, от съдията бот",
+            "Използвано време (с наказанията): белите 2 дни, черните 7 дни",
+            "Искания",
+            "Отпуск",
+            "Известия за забавяне (чл. 25)",
+            "играе се: белите са на ход след полуход 2",
+        ),
+    ),
+    "ru": (
+        ("Досье спора по партии LG-1/1: Walter White – Bella Black", "главный судья"),
+        (
+            "Ходы партии LG-1/1: Walter White (белые) – Bella Black (чёрные)",
+            "Штрафы",
+            "  чёрные +5 дн. (невозможный ход) на полуходе 1, решение: судья-бот",
+            "Израсходовано времени (со штрафами): белые 2 дн., чёрные 7 дн.",
+            "Заявления",
+            "Отпуск",
+            "Уведомления о задержке (ст. 25)",
+            "идёт игра: ход белых после полухода 2",
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("language", ["bg", "ru"])
+def test_the_dispute_file_speaks_the_event_language(
+    store_url: str, tmp_path: Path, language: str
+) -> None:
+    start = START_LIST.replace("EV-1", "LG-1").replace("language: en", f"language: {language}")
+    bench = Bench(store_url, start)
+    try:
+        bench.send(WHITE, "1. e2-e4", at(3), subject="[LG-1/1]")
+        bench.send(BLACK, "1... e7-e4", at(5), subject="[LG-1/1]")
+        bench.send(BLACK, "1... e7-e5", at(6), subject="[LG-1/1]")
+        with bench.sessions() as session:
+            write_evidence(session, "LG-1/1", tmp_path / "d", sender=BOT)
+            again = write_evidence(session, "LG-1/1", tmp_path / "d", sender=BOT)
+    finally:
+        bench.close()
+    assert [p.name for p in again[-2:]] == ["index.txt", "moves.txt"]
+    for name, headings in zip(("index.txt", "moves.txt"), NATIVE[language], strict=True):
+        text = (tmp_path / "d" / name).read_text(encoding="utf-8")
+        for heading in headings:
+            assert heading in text, (name, heading)
+        for line in text.splitlines():
+            if line.startswith("    subject: ") or line.endswith(".eml"):
+                continue  # a subject is the sender's words
+            for english in ENGLISH:
+                assert english not in line, (name, english, line)

@@ -18,6 +18,38 @@ boundary, is derived here from the message's Message-ID.
 
 >>> evidence_name(7, 3, "received", datetime.datetime(2026, 3, 4, 10, 12, tzinfo=datetime.UTC))
 '007-received-2026-03-04T10-12-00Z.eml'
+
+The dispute file of a game not begun, of an event in English:
+
+>>> import tempfile
+>>> from mailbot.store.models import Base
+>>> from mailbot.store.engine import make_engine, session_factory
+>>> from mailbot.store.tournaments import import_start_list
+>>> from mailbot.store.startlist import parse_start_list
+>>> engine = make_engine("sqlite://")
+>>> Base.metadata.create_all(engine)
+>>> start = parse_start_list('''
+... index: EX-1
+... name: Example cup
+... profile: bg-email
+... start: 2026-03-01
+... end: 2026-12-31
+... director: {name: Tom Director, email: td@federation.example}
+... players:
+...   - {id: ann, name: Ann Archer, email: ann@example.org}
+...   - {id: bob, name: Bob Baker, email: bob@example.org}
+... games: round-robin
+... ''')
+>>> february = datetime.datetime(2026, 2, 1, tzinfo=datetime.UTC)
+>>> with session_factory(engine).begin() as session:
+...     _ = import_start_list(session, start, february)
+>>> with session_factory(engine)() as session, tempfile.TemporaryDirectory() as tmp:
+...     folder = Path(tmp) / "EX-1-1"
+...     written = write_evidence(session, "EX-1/1", folder, sender="bot@fed.example")
+...     print([p.name for p in written])
+...     print((folder / "index.txt").read_text().splitlines()[0])
+['index.txt', 'moves.txt']
+Dispute file of EX-1/1: Ann Archer – Bob Baker
 """
 
 from __future__ import annotations
@@ -41,6 +73,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mailbot.mail.addresses import AddressError
+from mailbot.publish.evidencewords import HEADINGS, Wording
 from mailbot.publish.report import find_game
 from mailbot.store.models import Claim, Game, InboundMessage, Leave, LeaveExtra, Outbox, Player
 from mailbot.store.outbox import compose
@@ -48,8 +81,6 @@ from mailbot.store.record import control_of, local_date, profile_of, tag_of, tot
 
 __all__ = ["EvidenceFolderError", "evidence_name", "moves_table", "write_evidence"]
 
-#: The first words of ``index.txt``: how a folder holding a dispute file is recognised.
-HEADING = "Dispute file of "
 _OURS = re.compile(r"\d{3,}-(received|sent|unsent-queued)-[0-9T-]+Z\.eml\Z")
 _BOUNDARY = re.compile(rb'boundary="([^"]+)"')
 
@@ -107,43 +138,16 @@ def write_evidence(session: Session, tag: str, folder: Path, *, sender: str) -> 
     files or overwrites another ``index.txt``. Nothing is written outside
     ``folder``, and files are never followed through a symbolic link.
     Raises :class:`mailbot.publish.report.UnknownGameError` for an unknown game.
-
-    >>> import tempfile
-    >>> from mailbot.store.models import Base
-    >>> from mailbot.store.engine import make_engine, session_factory
-    >>> from mailbot.store.tournaments import import_start_list
-    >>> from mailbot.store.startlist import parse_start_list
-    >>> engine = make_engine("sqlite://")
-    >>> Base.metadata.create_all(engine)
-    >>> start = parse_start_list('''
-    ... index: EX-1
-    ... name: Example cup
-    ... profile: bg-email
-    ... start: 2026-03-01
-    ... end: 2026-12-31
-    ... director: {name: Tom Director, email: td@federation.example}
-    ... players:
-    ...   - {id: ann, name: Ann Archer, email: ann@example.org}
-    ...   - {id: bob, name: Bob Baker, email: bob@example.org}
-    ... games: round-robin
-    ... ''')
-    >>> february = datetime.datetime(2026, 2, 1, tzinfo=datetime.UTC)
-    >>> with session_factory(engine).begin() as session:
-    ...     _ = import_start_list(session, start, february)
-    >>> with session_factory(engine)() as session, tempfile.TemporaryDirectory() as tmp:
-    ...     folder = Path(tmp) / "EX-1-1"
-    ...     written = write_evidence(session, "EX-1/1", folder, sender="bot@fed.example")
-    ...     print([p.name for p in written])
-    ...     print((folder / "index.txt").read_text().splitlines()[0])
-    ['index.txt', 'moves.txt']
-    Dispute file of EX-1/1: Ann Archer – Bob Baker
+    ``index.txt`` and ``moves.txt`` are in the event's language (English,
+    Bulgarian, Russian: :mod:`mailbot.publish.evidencewords`); the example at the
+    top of this module writes one.
     """
     g = find_game(session, tag)
-    tag = tag_of(g)
-    old = _prepare(folder, tag)
+    w = Wording(g.tournament.language)
+    old = _prepare(folder, tag_of(g))
     rows = _outbox(session, g)
     entries = sorted(
-        [*(_received(m) for m in _inbound(session, g, rows)), *_sent(rows, sender)],
+        [*(_received(m, w) for m in _inbound(session, g, rows)), *_sent(rows, sender, w)],
         key=lambda e: e.key,
     )
     width = max(3, len(str(len(entries))))
@@ -153,9 +157,9 @@ def write_evidence(session: Session, tag: str, folder: Path, *, sender: str) -> 
     for stale in old - set(names):
         (folder / stale).unlink()
     written: list[Path] = []
-    index = [*_preamble(g), ""]
+    index = [*_preamble(g, w), ""]
     for name, entry in zip(names, entries, strict=True):
-        index.append(name if entry.data is not None else f"{name} (not written)")
+        index.append(name if entry.data is not None else f"{name} {w('not_written')}")
         index.extend(f"    {line}" for line in entry.lines)
         if entry.data is not None:
             written.append(_write(folder / name, entry.data))
@@ -182,12 +186,13 @@ def _prepare(folder: Path, tag: str) -> set[str]:
     if index.is_file() and not index.is_symlink():
         with index.open(encoding="utf-8", errors="replace") as handle:
             first = handle.readline()
-    if not first.startswith(HEADING):
+    heading = next((h for h in HEADINGS if first.startswith(h)), None)
+    if heading is None:
         raise EvidenceFolderError(
             f"{folder} is not empty and holds no dispute file; give an empty or a new folder"
         )
-    if not first.startswith(f"{HEADING}{tag}:"):
-        other = first[len(HEADING) :].partition(":")[0]
+    if not first.startswith(f"{heading}{tag}:"):
+        other = first[len(heading) :].partition(":")[0]
         raise EvidenceFolderError(
             f"{folder} holds the dispute file of {other}; give another folder for {tag}"
         )
@@ -263,51 +268,54 @@ def _outbox(session: Session, g: Game) -> list[Outbox]:
     return [*own, *(row for row in shared if tag in row.text_body)]
 
 
-def _received(m: InboundMessage) -> _Entry:
+def _received(m: InboundMessage, w: Wording) -> _Entry:
     headers = email.parser.BytesHeaderParser(policy=email.policy.compat32).parsebytes(m.raw)
-    handled = m.status + (f": {_one_line(m.reason)}" if m.reason else "")
-    recipients = f"to {_header(headers, 'To')}"
+    handled = w.code("status", m.status) + (f": {_one_line(m.reason)}" if m.reason else "")
+    recipients = w("to", who=_header(headers, "To"))
     if cc := _header(headers, "Cc"):
-        recipients += f"; cc {cc}"
+        recipients += w("cc", who=cc)
     subject = _one_line(m.subject) if m.subject is not None else _header(headers, "Subject")
     lines = (
-        f"received {_stamp(m.internaldate)} (arrival in the bot's mailbox)",
-        f"from {m.from_addr or _header(headers, 'From')}",
+        w("received", when=_stamp(m.internaldate)),
+        w("from", who=m.from_addr or _header(headers, "From")),
         recipients,
-        f"subject: {subject}",
-        f"message-id: {_angled(m.message_id)}; handled: {handled}",
+        w("subject", subject=subject),
+        w("received_id", id=_angled(m.message_id), handled=handled),
     )
     return _Entry((m.internaldate, 0, m.id), "received", m.internaldate, m.raw, lines)
 
 
-def _sent(rows: Sequence[Outbox], sender: str) -> list[_Entry]:
+def _sent(rows: Sequence[Outbox], sender: str, w: Wording) -> list[_Entry]:
     entries = []
     for row in rows:
         data, problem = _composed(row, sender)
-        recipients = f"to {', '.join(row.to_addrs)}"
+        recipients = w("to", who=", ".join(row.to_addrs))
         if row.cc_addrs:
-            recipients += f"; cc {', '.join(row.cc_addrs)}"
-        about = "" if row.game_id is not None else " (a message about several games)"
+            recipients += w("cc", who=", ".join(row.cc_addrs))
+        about = "" if row.game_id is not None else w("several")
         if row.status == "sent" and row.sent_at is not None:
             direction, instant = "sent", row.sent_at
-            when = f"sent {_stamp(row.sent_at)} (accepted by the SMTP server)"
+            when = w("sent", when=_stamp(row.sent_at))
         else:
             direction, instant = "unsent-queued", row.created_at
-            reason = f", last error: {_one_line(row.last_error)}" if row.last_error else ""
-            state = "given up" if row.status == "failed" else "waiting"
-            when = (
-                f"not sent ({state} after {row.attempts} attempts{reason}); "
-                f"queued {_stamp(row.created_at)}"
+            reason = w("last_error", error=_one_line(row.last_error)) if row.last_error else ""
+            state = w("given_up") if row.status == "failed" else w("waiting")
+            when = w(
+                "unsent",
+                state=state,
+                attempts=row.attempts,
+                reason=reason,
+                when=_stamp(row.created_at),
             )
         lines = [
             when,
-            f"from {sender}",
+            w("from", who=sender),
             recipients,
-            f"subject: {_one_line(row.subject)}",
-            f"message-id: <{row.message_id}>; event: {row.event}{about}",
+            w("subject", subject=_one_line(row.subject)),
+            w("sent_id", id=f"<{row.message_id}>", event=row.event, about=about),
         ]
         if problem:
-            lines.append(f"cannot be composed: {problem}")
+            lines.append(w("cannot", problem=problem))
         entries.append(_Entry((instant, 1, row.id), direction, instant, data, tuple(lines)))
     return entries
 
@@ -352,19 +360,13 @@ def _stamp(instant: datetime.datetime) -> str:
     return instant.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _preamble(g: Game) -> list[str]:
+def _preamble(g: Game, w: Wording) -> list[str]:
     t = g.tournament
     return [
-        f"{HEADING}{tag_of(g)}: {g.white.name} – {g.black.name}",
-        f"{t.name} ({t.profile}), director {t.director_name}",
+        f"{w('heading')}{tag_of(g)}: {g.white.name} – {g.black.name}",
+        w("event", name=t.name, profile=t.profile, director=t.director_name),
         "",
-        "Every message the bot received about the game, byte for byte as it reached",
-        "the bot's mailbox, and every message it sent about it, as the outbox",
-        "composed it; in time order. Instants are UTC (ISO 8601): received is the",
-        "arrival in the bot's mailbox (IMAP INTERNALDATE), sent the outbox pass in",
-        "which the SMTP server accepted the message. Mail not sent (waiting or given",
-        "up) has no sending instant; its name carries when it was queued. The moves,",
-        "their dates and days are in moves.txt.",
+        *w.lines("intro"),
     ]
 
 
@@ -374,95 +376,147 @@ def _preamble(g: Game) -> list[str]:
 
 def moves_table(g: Game) -> list[str]:
     """``moves.txt``: every move with its dates and days, the penalties, the totals and
-    the time controls, the claims, the players' leave and delay notices."""
+    the time controls, the claims, the players' leave and delay notices, in the words of
+    the event's language."""
+    w = Wording(g.tournament.language)
+    return [
+        *_moves_heading(g, w),
+        *_move_lines(g, w),
+        "",
+        w("penalties"),
+        *_penalty_lines(g, w),
+        "",
+        *_clock_lines(g, w),
+        "",
+        w("claims"),
+        *([f"  {_claim_line(c, w)}" for c in g.claims] or [f"  {w('none')}"]),
+        "",
+        w("leave"),
+        *(
+            [f"  {_leave_line(g, p, lv, w)}" for p in (g.white, g.black) for lv in p.leaves]
+            or [f"  {w('none')}"]
+        ),
+        "",
+        w("delays"),
+        *(
+            [
+                "  "
+                + w(
+                    "delay",
+                    colour=w.colour(d.color, "colour_lower"),
+                    ply=d.ply_at,
+                    when=_stamp(d.received_at),
+                )
+                for d in g.delays
+            ]
+            or [f"  {w('none')}"]
+        ),
+    ]
+
+
+def _moves_heading(g: Game, w: Wording) -> list[str]:
     t = g.tournament
-    tz = ZoneInfo(t.timezone)
     p = profile_of(t)
     out = [
-        f"Moves of {tag_of(g)}: {g.white.name} (White) – {g.black.name} (Black)",
-        f"{t.name}; {t.profile}: {p.days_per_control} days per {p.moves_per_control} moves; "
-        f"clocks started {t.start}",
+        w("moves_of", tag=tag_of(g), white=g.white.name, black=g.black.name),
+        w(
+            "control",
+            name=t.name,
+            profile=t.profile,
+            days=w.days(p.days_per_control),
+            moves=p.moves_per_control,
+            start=t.start,
+        ),
     ]
     if g.result:
         ended = f", {_stamp(g.ended_at)}" if g.ended_at else ""
-        out.append(f"result {g.result} ({g.termination}){ended}")
+        out.append(w("result", result=g.result, termination=g.termination, ended=ended))
     else:
-        turn = "White" if len(g.moves) % 2 == 0 else "Black"
-        out.append(f"in play: {turn} to move after ply {len(g.moves)}")
-    out += [
-        f"Dates are calendar days in {t.timezone}; instants are UTC.",
-        "received: the receipt day as the clock counts it (in the Bulgarian profiles the",
-        "day after the move reached the player, art. 8; for the first move the start,",
-        "art. 24); sent: the day the move reached the bot; days: thinking days charged",
-        "to the move (penalties apart); arrived: the instant the move reached the bot's",
-        "mailbox; forwarded: the instant the bot sent it on to the opponent.",
-        "",
-        f"{'ply':>4}  {'move':<8}  {'received':<10}  {'sent':<10}  {'days':>4}  "
-        f"{'arrived':<20}  forwarded",
+        turn = "white" if len(g.moves) % 2 == 0 else "black"
+        out.append(w("in_play", turn=w.colour(turn, "turn"), ply=len(g.moves)))
+    return [*out, *w.lines("legend", tz=t.timezone), ""]
+
+
+def _move_lines(g: Game, w: Wording) -> list[str]:
+    tz = ZoneInfo(g.tournament.timezone)
+    ply, move, received, sent, days, arrived, forwarded = w.lines("columns")
+    out = [
+        f"{ply:>4}  {move:<8}  {received:<10}  {sent:<10}  {days:>4}  {arrived:<20}  {forwarded}"
     ]
     for m in g.moves:
         san = m.san  # as it was played
-        received = m.received_counted_on.isoformat() if m.received_counted_on else "-"
-        forwarded = _stamp(m.forwarded_at) if m.forwarded_at else "-"
-        flag = "  conditional" if m.automatic else ""
+        on = m.received_counted_on.isoformat() if m.received_counted_on else "-"
+        onward = _stamp(m.forwarded_at) if m.forwarded_at else "-"
+        flag = f"  {w('conditional')}" if m.automatic else ""
         out.append(
-            f"{m.ply:>4}  {san:<8}  {received:<10}  {local_date(m.sent_at, tz).isoformat():<10}  "
-            f"{m.days:>4}  {_stamp(m.sent_at):<20}  {forwarded:<20}{flag}".rstrip()
+            f"{m.ply:>4}  {san:<8}  {on:<10}  {local_date(m.sent_at, tz).isoformat():<10}  "
+            f"{m.days:>4}  {_stamp(m.sent_at):<20}  {onward:<20}{flag}".rstrip()
         )
-    out += ["", "Penalties"]
-    out += [
-        f"  {pen.color} +{pen.days} days ({pen.reason}) at ply {pen.ply_at}, "
-        f"by the {'director' if pen.decided_by == 'td' else 'referee'}, {_stamp(pen.created_at)}"
-        for pen in g.penalties
-    ] or ["  none"]
-    sums = totals(g)
-    out += ["", f"Time used (penalties included): White {sums.white} days, Black {sums.black} days"]
-    for color in (chess.WHITE, chess.BLACK):
-        state = control_of(g, color)
-        steps = ", ".join(
-            f"move {o.move_number} ({o.used} of {o.limit} days"
-            f"{', awarded by the director' if o.awarded else ''})"
-            for o in state.oversteps
-        )
-        line = (
-            f"{'White' if color == chess.WHITE else 'Black'}: {state.used_days} of "
-            f"{state.limit_days} days used by move {state.next_control_move} "
-            f"(count from move {state.count_start})"
-        )
-        out.append(f"{line}; oversteps: {steps}" if steps else line)
-    out += ["", "Claims"]
-    out += [f"  {_claim_line(c)}" for c in g.claims] or ["  none"]
-    out += ["", "Leave"]
-    out += [
-        f"  {_leave_line(g, player, lv)}" for player in (g.white, g.black) for lv in player.leaves
-    ] or ["  none"]
-    out += ["", "Delay notices (art. 25)"]
-    out += [
-        f"  {d.color}, for the move after ply {d.ply_at}, received {_stamp(d.received_at)}"
-        for d in g.delays
-    ] or ["  none"]
     return out
 
 
-def _claim_line(c: Claim) -> str:
-    line = c.kind
+def _penalty_lines(g: Game, w: Wording) -> list[str]:
+    return [
+        "  "
+        + w(
+            "penalty",
+            colour=w.colour(pen.color, "colour_lower"),
+            days=w.days(pen.days),
+            reason=w.code("reason", pen.reason),
+            ply=pen.ply_at,
+            by=w.code("by", "td" if pen.decided_by == "td" else "referee"),
+            when=_stamp(pen.created_at),
+        )
+        for pen in g.penalties
+    ] or [f"  {w('none')}"]
+
+
+def _clock_lines(g: Game, w: Wording) -> list[str]:
+    sums = totals(g)
+    out = [w("time_used", white=w.days(sums.white), black=w.days(sums.black))]
+    for color in (chess.WHITE, chess.BLACK):
+        state = control_of(g, color)
+        steps = ", ".join(
+            w(
+                "overstep",
+                move=o.move_number,
+                used=o.used,
+                limit=o.limit,
+                awarded=w("awarded") if o.awarded else "",
+            )
+            for o in state.oversteps
+        )
+        line = w(
+            "clock",
+            colour=w.colour("white" if color == chess.WHITE else "black"),
+            used=state.used_days,
+            limit=state.limit_days,
+            move=state.next_control_move,
+            start=state.count_start,
+        )
+        out.append(line + w("oversteps", steps=steps) if steps else line)
+    return out
+
+
+def _claim_line(c: Claim, w: Wording) -> str:
+    line = w.code("claim", c.kind)
     if c.by_color:
-        line += f" by {c.by_color}"
+        line += w("claim_by", colour=w.colour(c.by_color, "colour_lower"))
     if c.against:
-        line += f" against {c.against}"
-    line += f", opened {_stamp(c.opened_at)}: {c.status}"
+        line += w("claim_against", colour=w.colour(c.against, "colour_lower"))
+    line += w("claim_opened", when=_stamp(c.opened_at), status=w.code("status", c.status))
     if c.decided_by:
-        line += f" by {c.decided_by}"
+        line += w("claim_decided_by", who=w.code("decider", c.decided_by))
     if c.decided_at:
         line += f" {_stamp(c.decided_at)}"
     return line
 
 
-def _leave_line(g: Game, player: Player, lv: Leave) -> str:
-    colour = "White" if player.id == g.white_id else "Black"
-    by = "director" if lv.granted_by == "td" else "player"
-    line = f"{player.name} ({colour}): {lv.start} to {lv.end}, granted by the {by}"
+def _leave_line(g: Game, player: Player, lv: Leave, w: Wording) -> str:
+    colour = w.colour("white" if player.id == g.white_id else "black")
+    by = w.code("by", "td" if lv.granted_by == "td" else "player")
+    line = w("leave_line", name=player.name, colour=colour, start=lv.start, end=lv.end, by=by)
     for c in lv.cancellations:
         if c.game_id == g.id:
-            line += f"; cancelled in this game from {c.from_date}"
+            line += w("cancelled", date=c.from_date)
     return line
