@@ -23,8 +23,8 @@ from mailbot.rules.standings import (
     render_crosstable,
     render_team_table,
     team_table,
-    text_width,
 )
+from mailbot.rules.tabletext import text_width
 
 ABCD = [("a", "Ann"), ("b", "Bob"), ("c", "Cid"), ("d", "Dan")]
 

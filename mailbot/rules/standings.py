@@ -45,12 +45,13 @@ counts a match as won before it is.
 from __future__ import annotations
 
 import dataclasses
-import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import chess
 
 from mailbot.rules.result import Result
+from mailbot.rules.tabletext import CROSSTABLE_WORDS, TEAM_WORDS, grid_lines, truncate
+from mailbot.rules.tiebreaks import Criterion, places, rank_groups
 
 #: Results a game or a board can have (``None`` is an unfinished one).
 RESULTS = tuple(Result)
@@ -134,49 +135,6 @@ def _entrants(entries: Iterable[tuple[str, str]], what: str) -> list[tuple[str, 
         if key in seen:
             raise DuplicateEntrantError(f"{what} {key!r} is listed twice")
         seen.add(key)
-    return out
-
-
-# -- Ranking ---------------------------------------------------------------
-
-#: Given the ids still level, the sort key of each (higher is better), or
-#: ``None`` when the criterion does not apply to a group of that size.
-_Criterion = Callable[[Sequence[str]], Mapping[str, tuple[float, ...]] | None]
-
-
-def _refine(
-    group: list[str], criteria: Sequence[_Criterion], mutual: int, start: int = 0
-) -> list[list[str]]:
-    """Split ``group`` (in start-list order) by each criterion in turn, best first.
-
-    Each criterion sees only the ids still level after the ones before it.
-    When a criterion separates some of them, the criteria from index
-    ``mutual`` on (those that look at the games among the ids still level)
-    are applied afresh to each smaller group. A group of several ids left at
-    the end shares a place and keeps start-list order.
-    """
-    if len(group) < 2 or start >= len(criteria):
-        return [group]
-    keys = criteria[start](group)
-    if keys is None:
-        return _refine(group, criteria, mutual, start + 1)
-    levels = sorted(set(keys.values()), reverse=True)
-    following = start + 1 if len(levels) == 1 else min(start + 1, mutual)
-    out: list[list[str]] = []
-    for key in levels:
-        out.extend(_refine([i for i in group if keys[i] == key], criteria, mutual, following))
-    return out
-
-
-def _places(groups: list[list[str]]) -> list[tuple[str, str]]:
-    """(id, place) in table order; a shared place reads ``'3-4'``."""
-    out: list[tuple[str, str]] = []
-    first = 1
-    for group in groups:
-        last = first + len(group) - 1
-        place = str(first) if last == first else f"{first}-{last}"
-        out.extend((key, place) for key in group)
-        first = last + 1
     return out
 
 
@@ -318,13 +276,13 @@ def crosstable(
         a, b = group
         return {a: (mutual.get((a, b), 0.0),), b: (mutual.get((b, a), 0.0),)}
 
-    criteria: list[_Criterion] = [
+    criteria: list[Criterion] = [
         lambda group: {i: (points[i],) for i in group},
         lambda group: {i: (sb[i],) for i in group},
         lambda group: {i: (float(wins[i]),) for i in group},
         head_to_head,
     ]
-    ranked = _places(_refine(order, criteria, mutual=3))
+    ranked = places(rank_groups(order, criteria, mutual=3))
     table_order = [key for key, _ in ranked]
     start = {key: n for n, key in enumerate(order, start=1)}
     rows = tuple(
@@ -626,7 +584,7 @@ def team_table(teams: Iterable[tuple[str, str]], matches: Iterable[Match]) -> Te
                 keys[key] += m.colours(key)[0] == chess.BLACK
         return {key: (value,) for key, value in keys.items()}
 
-    criteria: list[_Criterion] = [
+    criteria: list[Criterion] = [
         lambda group: {key: (float(mp[key]),) for key in group},
         lambda group: {key: (gp[key],) for key in group},
         head_to_head,
@@ -634,7 +592,7 @@ def team_table(teams: Iterable[tuple[str, str]], matches: Iterable[Match]) -> Te
         lambda group: {key: tuple(per_board[key]) for key in group},
         black_on_board_one,
     ]
-    ranked = _places(_refine(order, criteria, mutual=2))
+    ranked = places(rank_groups(order, criteria, mutual=2))
     table_order = [key for key, _ in ranked]
     start = {key: n for n, key in enumerate(order, start=1)}
 
@@ -671,72 +629,6 @@ def team_table(teams: Iterable[tuple[str, str]], matches: Iterable[Match]) -> Te
 
 # -- Text rendering --------------------------------------------------------------
 
-_CROSSTABLE_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "place": "Place",
-        "number": "No",
-        "player": "Player",
-        "points": "Pts",
-        "played": "Gms",
-        "unfinished": "Unf",
-        "sb": "SB",
-        "legend": "Gms: games played; Unf: unfinished; SB: Sonneborn-Berger\n"
-        "* annulled game; . unfinished game",
-    },
-    "bg": {
-        "place": "Място",
-        "number": "№",
-        "player": "Състезател",
-        "points": "Точки",
-        "played": "Парт",
-        "unfinished": "Незав",
-        "sb": "SB",
-        "legend": "Парт: изиграни партии; Незав: незавършени; SB: Зонеборн-Бергер\n"
-        "* анулирана партия; . незавършена партия",
-    },
-    "ru": {
-        "place": "Место",
-        "number": "№",
-        "player": "Участник",
-        "points": "Очки",
-        "played": "Парт",
-        "unfinished": "Незав",
-        "sb": "SB",
-        "legend": "Парт: сыграно партий; Незав: не закончено; SB: Зонненборн-Бергер\n"
-        "* аннулированная партия; . незаконченная партия",
-    },
-}
-
-_TEAM_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "place": "Place",
-        "number": "No",
-        "team": "Team",
-        "match_points": "MP",
-        "game_points": "GP",
-        "played": "Played",
-        "legend": "MP: match points; GP: game points; (1½) match not yet decided",
-    },
-    "bg": {
-        "place": "Място",
-        "number": "№",
-        "team": "Отбор",
-        "match_points": "МТ",
-        "game_points": "Точки",
-        "played": "Мачове",
-        "legend": "МТ: мачови точки; Точки: точки от партиите; (1½) мачът не е завършен",
-    },
-    "ru": {
-        "place": "Место",
-        "number": "№",
-        "team": "Команда",
-        "match_points": "КО",
-        "game_points": "Очки",
-        "played": "Матчи",
-        "legend": "КО: командные очки; Очки: очки в партиях; (1½) матч не закончен",
-    },
-}
-
 
 def _words(table: dict[str, dict[str, str]], language: str) -> dict[str, str]:
     try:
@@ -745,56 +637,6 @@ def _words(table: dict[str, dict[str, str]], language: str) -> dict[str, str]:
         raise UnknownLanguageError(
             f"no table in {language!r}: choose one of {', '.join(table)}"
         ) from None
-
-
-def text_width(text: str) -> int:
-    """The columns ``text`` takes in a terminal or a fixed-width font.
-
-    Cyrillic letters take one column like Latin ones; combining accents take
-    none, East Asian wide characters two.
-
-    >>> text_width("Иван Иванов"), text_width("Й"), text_width("棋")
-    (11, 1, 2)
-    """
-    width = 0
-    for char in text:
-        if unicodedata.combining(char):
-            continue
-        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-    return width
-
-
-def truncate(name: str, width: int) -> str:
-    """``name`` cut to ``width`` columns, ending with an ellipsis when cut.
-
-    >>> truncate("Aleksandr Konstantinopolsky", 16)
-    'Aleksandr Konst…'
-    >>> truncate("Ivan Ivanov", 16)
-    'Ivan Ivanov'
-    """
-    name = " ".join(unicodedata.normalize("NFC", name).split())
-    if text_width(name) <= width:
-        return name
-    out = ""
-    for char in name:
-        if text_width(out + char) > width - 1:
-            break
-        out += char
-    return out.rstrip() + "…"
-
-
-def _grid(header: list[str], lines: list[list[str]], left: set[int], gaps: list[int]) -> list[str]:
-    """Columns padded to their widest entry; ``gaps[i]`` spaces before column ``i``."""
-    widths = [max(text_width(line[i]) for line in [header, *lines]) for i in range(len(header))]
-    out: list[str] = []
-    for line in [header, *lines]:
-        parts: list[str] = []
-        for i, text in enumerate(line):
-            pad = " " * (widths[i] - text_width(text))
-            parts.append(" " * (gaps[i] if i else 0))
-            parts.append(text + pad if i in left else pad + text)
-        out.append("".join(parts).rstrip())
-    return out
 
 
 def render_crosstable(table: Crosstable, language: str = "en", name_width: int = 24) -> str:
@@ -812,7 +654,7 @@ def render_crosstable(table: Crosstable, language: str = "en", name_width: int =
     Парт: сыграно партий; Незав: не закончено; SB: Зонненборн-Бергер
     * аннулированная партия; . незаконченная партия
     """
-    words = _words(_CROSSTABLE_WORDS, language)
+    words = _words(CROSSTABLE_WORDS, language)
     n = len(table.rows)
     header = [words["place"], words["number"], words["player"]]
     header += [str(i) for i in range(1, n + 1)]
@@ -829,7 +671,7 @@ def render_crosstable(table: Crosstable, language: str = "en", name_width: int =
         lines.append(line)
     gaps = [0, 2, 2] + [2 if i == 0 else 1 for i in range(n)] + [2] * 7
     left = {0, 2} | set(range(3, 3 + n))
-    return "\n".join([*_grid(header, lines, left, gaps), words["legend"]])
+    return "\n".join([*grid_lines(header, lines, left, gaps), words["legend"]])
 
 
 def render_team_table(table: TeamTable, language: str = "en", name_width: int = 24) -> str:
@@ -852,7 +694,7 @@ def render_team_table(table: TeamTable, language: str = "en", name_width: int = 
     The match is not decided yet, so neither team has match points; София
     is ahead for now by its win on board 1.
     """
-    words = _words(_TEAM_WORDS, language)
+    words = _words(TEAM_WORDS, language)
     n = len(table.rows)
     header = [words["place"], words["number"], words["team"]]
     header += [str(i) for i in range(1, n + 1)]
@@ -869,7 +711,7 @@ def render_team_table(table: TeamTable, language: str = "en", name_width: int = 
         lines.append(line)
     gaps = [0, 2, 2] + [2] * n + [2] * 3
     left = {0, 2} | set(range(3, 3 + n))
-    return "\n".join([*_grid(header, lines, left, gaps), words["legend"]])
+    return "\n".join([*grid_lines(header, lines, left, gaps), words["legend"]])
 
 
 def _match_mark(score: MatchScore) -> str:
