@@ -230,59 +230,9 @@ def crosstable(
     entrants = _entrants(players, "player")
     names = dict(entrants)
     order = [key for key, _ in entrants]
-    checked: list[tuple[str, str, Result | None]] = []
-    for white, black, result in games:
-        for key in (white, black):
-            if key not in names:
-                raise UnknownEntrantError(f"game {white} - {black}: no player {key!r}")
-        if white == black:
-            raise SelfPairingError(f"game {white} - {black}: a player cannot play themselves")
-        checked.append((white, black, _check_result(result)))
-
-    points = dict.fromkeys(order, 0.0)
-    played = dict.fromkeys(order, 0)
-    unfinished = dict.fromkeys(order, 0)
-    wins = dict.fromkeys(order, 0)
-    draws = dict.fromkeys(order, 0)
-    marks: dict[tuple[str, str], list[str]] = {}
-    #: (player, opponent, score) for every finished game, both ways round.
-    scores: list[tuple[str, str, float]] = []
-    for white, black, result in checked:
-        for me, other, mine in ((white, black, True), (black, white, False)):
-            mark = marks.setdefault((me, other), [])
-            if result is None:
-                unfinished[me] += 1
-                mark.append(UNFINISHED_MARK)
-            elif result is Result.ANNULLED:
-                mark.append(ANNULLED_MARK)
-            else:
-                score = _score(result) if mine else 1.0 - _score(result)
-                points[me] += score
-                played[me] += 1
-                wins[me] += score == 1.0
-                draws[me] += score == 0.5
-                mark.append(_MARK[score])
-                scores.append((me, other, score))
-
-    sb = dict.fromkeys(order, 0.0)
-    mutual: dict[tuple[str, str], float] = {}
-    for me, other, score in scores:
-        sb[me] += score * points[other]
-        mutual[me, other] = mutual.get((me, other), 0.0) + score
-
-    def head_to_head(group: Sequence[str]) -> Mapping[str, tuple[float, ...]] | None:
-        if len(group) != 2:
-            return None
-        a, b = group
-        return {a: (mutual.get((a, b), 0.0),), b: (mutual.get((b, a), 0.0),)}
-
-    criteria: list[Criterion] = [
-        lambda group: {i: (points[i],) for i in group},
-        lambda group: {i: (sb[i],) for i in group},
-        lambda group: {i: (float(wins[i]),) for i in group},
-        head_to_head,
-    ]
-    ranked = places(rank_groups(order, criteria, mutual=3))
+    tally = _PlayerTally.of(order, _checked_games(games, names))
+    sb, mutual = _sonneborn_berger(order, tally)
+    ranked = places(rank_groups(order, _player_criteria(tally, sb, mutual), mutual=3))
     table_order = [key for key, _ in ranked]
     start = {key: n for n, key in enumerate(order, start=1)}
     rows = tuple(
@@ -292,23 +242,118 @@ def crosstable(
             start_number=start[key],
             player=key,
             name=names[key],
-            points=points[key],
-            played=played[key],
-            unfinished=unfinished[key],
-            wins=wins[key],
-            draws=draws[key],
-            losses=played[key] - wins[key] - draws[key],
+            points=tally.points[key],
+            played=tally.played[key],
+            unfinished=tally.unfinished[key],
+            wins=tally.wins[key],
+            draws=tally.draws[key],
+            losses=tally.played[key] - tally.wins[key] - tally.draws[key],
             sonneborn_berger=sb[key],
             cells=tuple(
-                Cell(other, tuple(marks.get((key, other), ())))
+                Cell(other, tuple(tally.marks.get((key, other), ())))
                 for other in table_order
                 if other != key
             ),
         )
         for number, (key, place) in enumerate(ranked, start=1)
     )
-    cycles = max((len(m) for m in marks.values()), default=1)
+    cycles = max((len(m) for m in tally.marks.values()), default=1)
     return Crosstable(rows, cycles)
+
+
+def _checked_games(
+    games: Iterable[tuple[str, str, str | None]], names: Mapping[str, str]
+) -> list[tuple[str, str, Result | None]]:
+    """The games with their results read, each between two different listed players."""
+    checked: list[tuple[str, str, Result | None]] = []
+    for white, black, result in games:
+        for key in (white, black):
+            if key not in names:
+                raise UnknownEntrantError(f"game {white} - {black}: no player {key!r}")
+        if white == black:
+            raise SelfPairingError(f"game {white} - {black}: a player cannot play themselves")
+        checked.append((white, black, _check_result(result)))
+    return checked
+
+
+@dataclasses.dataclass(frozen=True)
+class _PlayerTally:
+    """Each player's points, games and crosstable marks."""
+
+    points: dict[str, float]
+    played: dict[str, int]
+    unfinished: dict[str, int]
+    wins: dict[str, int]
+    draws: dict[str, int]
+    marks: dict[tuple[str, str], list[str]]
+    #: (player, opponent, score) for every finished game, both ways round.
+    scores: list[tuple[str, str, float]]
+
+    @classmethod
+    def of(
+        cls, order: Sequence[str], checked: Iterable[tuple[str, str, Result | None]]
+    ) -> _PlayerTally:
+        tally = cls(
+            points=dict.fromkeys(order, 0.0),
+            played=dict.fromkeys(order, 0),
+            unfinished=dict.fromkeys(order, 0),
+            wins=dict.fromkeys(order, 0),
+            draws=dict.fromkeys(order, 0),
+            marks={},
+            scores=[],
+        )
+        for white, black, result in checked:
+            for me, other, mine in ((white, black, True), (black, white, False)):
+                tally.add(me, other, result, mine)
+        return tally
+
+    def add(self, me: str, other: str, result: Result | None, mine: bool) -> None:
+        """One game of ``me`` against ``other`` (``mine``: the first-named side)."""
+        mark = self.marks.setdefault((me, other), [])
+        if result is None:
+            self.unfinished[me] += 1
+            mark.append(UNFINISHED_MARK)
+        elif result is Result.ANNULLED:
+            mark.append(ANNULLED_MARK)
+        else:
+            score = _score(result) if mine else 1.0 - _score(result)
+            self.points[me] += score
+            self.played[me] += 1
+            self.wins[me] += score == 1.0
+            self.draws[me] += score == 0.5
+            mark.append(_MARK[score])
+            self.scores.append((me, other, score))
+
+
+def _sonneborn_berger(
+    order: Sequence[str], tally: _PlayerTally
+) -> tuple[dict[str, float], dict[tuple[str, str], float]]:
+    """Each player's Sonneborn-Berger score, and the points of each against each."""
+    sb = dict.fromkeys(order, 0.0)
+    mutual: dict[tuple[str, str], float] = {}
+    for me, other, score in tally.scores:
+        sb[me] += score * tally.points[other]
+        mutual[me, other] = mutual.get((me, other), 0.0) + score
+    return sb, mutual
+
+
+def _player_criteria(
+    tally: _PlayerTally, sb: Mapping[str, float], mutual: Mapping[tuple[str, str], float]
+) -> list[Criterion]:
+    """Points, Sonneborn-Berger, wins, then the game between two still level."""
+
+    def head_to_head(group: Sequence[str]) -> Mapping[str, tuple[float, ...]] | None:
+        if len(group) != 2:
+            return None
+        a, b = group
+        return {a: (mutual.get((a, b), 0.0),), b: (mutual.get((b, a), 0.0),)}
+
+    return [
+        lambda group: {i: (tally.points[i],) for i in group},
+        lambda group: {i: (sb[i],) for i in group},
+        lambda group: {i: (float(tally.wins[i]),) for i in group},
+        head_to_head,
+    ]
 
 
 # -- Team standings -------------------------------------------------------------
@@ -529,6 +574,35 @@ def team_table(teams: Iterable[tuple[str, str]], matches: Iterable[Match]) -> Te
     names = dict(entrants)
     order = [key for key, _ in entrants]
     played = list(matches)
+    boards = _board_count(played, names)
+    tally = _TeamTally.of(order, played, boards)
+    ranked = places(rank_groups(order, _team_criteria(played, tally, boards), mutual=2))
+    table_order = [key for key, _ in ranked]
+    start = {key: n for n, key in enumerate(order, start=1)}
+    rows = tuple(
+        TeamRow(
+            place=place,
+            number=number,
+            start_number=start[key],
+            team=key,
+            name=names[key],
+            match_points=tally.mp[key],
+            game_points=tally.gp[key],
+            played=tally.decided[key],
+            unfinished=tally.undecided[key],
+            wins=tally.won[key],
+            draws=tally.drawn[key],
+            losses=tally.decided[key] - tally.won[key] - tally.drawn[key],
+            board_points=tuple(tally.per_board[key]),
+            cells=tuple(_team_cell(played, key, other) for other in table_order if other != key),
+        )
+        for number, (key, place) in enumerate(ranked, start=1)
+    )
+    return TeamTable(rows, boards)
+
+
+def _board_count(played: Sequence[Match], names: Mapping[str, str]) -> int:
+    """The boards of every match (one number for the event); every team on the list."""
     sizes = {len(m.boards) for m in played}
     if len(sizes) > 1:
         raise BoardCountError(f"matches have different numbers of boards: {sorted(sizes)}")
@@ -537,27 +611,50 @@ def team_table(teams: Iterable[tuple[str, str]], matches: Iterable[Match]) -> Te
         for key in (m.home, m.away):
             if key not in names:
                 raise UnknownEntrantError(f"match {m.home} - {m.away}: no team {key!r}")
+    return boards
 
-    mp = dict.fromkeys(order, 0)
-    gp = dict.fromkeys(order, 0.0)
-    decided = dict.fromkeys(order, 0)
-    undecided = dict.fromkeys(order, 0)
-    won = dict.fromkeys(order, 0)
-    drawn = dict.fromkeys(order, 0)
-    per_board = {key: [0.0] * boards for key in order}
-    for m in played:
-        for key in (m.home, m.away):
-            mp[key] += m.match_points(key)
-            points = m.board_points(key)
-            gp[key] += sum(points)
-            for b, p in enumerate(points):
-                per_board[key][b] += p
-            if m.decided:
-                decided[key] += 1
-                won[key] += m.match_points(key) == 2
-                drawn[key] += m.match_points(key) == 1
-            else:
-                undecided[key] += 1
+
+@dataclasses.dataclass(frozen=True)
+class _TeamTally:
+    """Each team's match points, game points, matches and points on each board."""
+
+    mp: dict[str, int]
+    gp: dict[str, float]
+    decided: dict[str, int]
+    undecided: dict[str, int]
+    won: dict[str, int]
+    drawn: dict[str, int]
+    per_board: dict[str, list[float]]
+
+    @classmethod
+    def of(cls, order: Sequence[str], played: Sequence[Match], boards: int) -> _TeamTally:
+        tally = cls(
+            mp=dict.fromkeys(order, 0),
+            gp=dict.fromkeys(order, 0.0),
+            decided=dict.fromkeys(order, 0),
+            undecided=dict.fromkeys(order, 0),
+            won=dict.fromkeys(order, 0),
+            drawn=dict.fromkeys(order, 0),
+            per_board={key: [0.0] * boards for key in order},
+        )
+        for m in played:
+            for key in (m.home, m.away):
+                tally.mp[key] += m.match_points(key)
+                points = m.board_points(key)
+                tally.gp[key] += sum(points)
+                for b, p in enumerate(points):
+                    tally.per_board[key][b] += p
+                if m.decided:
+                    tally.decided[key] += 1
+                    tally.won[key] += m.match_points(key) == 2
+                    tally.drawn[key] += m.match_points(key) == 1
+                else:
+                    tally.undecided[key] += 1
+        return tally
+
+
+def _team_criteria(played: Sequence[Match], tally: _TeamTally, boards: int) -> list[Criterion]:
+    """The six criteria of :func:`team_table`, in order (3, 4 and 6 among those level)."""
 
     def among(group: Sequence[str]) -> list[Match]:
         return [m for m in played if m.home in group and m.away in group]
@@ -584,47 +681,25 @@ def team_table(teams: Iterable[tuple[str, str]], matches: Iterable[Match]) -> Te
                 keys[key] += m.colours(key)[0] == chess.BLACK
         return {key: (value,) for key, value in keys.items()}
 
-    criteria: list[Criterion] = [
-        lambda group: {key: (float(mp[key]),) for key in group},
-        lambda group: {key: (gp[key],) for key in group},
+    return [
+        lambda group: {key: (float(tally.mp[key]),) for key in group},
+        lambda group: {key: (tally.gp[key],) for key in group},
         head_to_head,
         board_wins,
-        lambda group: {key: tuple(per_board[key]) for key in group},
+        lambda group: {key: tuple(tally.per_board[key]) for key in group},
         black_on_board_one,
     ]
-    ranked = places(rank_groups(order, criteria, mutual=2))
-    table_order = [key for key, _ in ranked]
-    start = {key: n for n, key in enumerate(order, start=1)}
 
-    def cell(key: str, other: str) -> TeamCell:
-        scores: list[MatchScore] = []
-        for m in played:
-            if {m.home, m.away} == {key, other}:
-                home, away = m.score()
-                ours, theirs = (home, away) if m.home == key else (away, home)
-                scores.append(MatchScore(ours, theirs, m.decided))
-        return TeamCell(other, tuple(scores))
 
-    rows = tuple(
-        TeamRow(
-            place=place,
-            number=number,
-            start_number=start[key],
-            team=key,
-            name=names[key],
-            match_points=mp[key],
-            game_points=gp[key],
-            played=decided[key],
-            unfinished=undecided[key],
-            wins=won[key],
-            draws=drawn[key],
-            losses=decided[key] - won[key] - drawn[key],
-            board_points=tuple(per_board[key]),
-            cells=tuple(cell(key, other) for other in table_order if other != key),
-        )
-        for number, (key, place) in enumerate(ranked, start=1)
-    )
-    return TeamTable(rows, boards)
+def _team_cell(played: Sequence[Match], key: str, other: str) -> TeamCell:
+    """``key``'s scores against ``other``, one per match between them."""
+    scores: list[MatchScore] = []
+    for m in played:
+        if {m.home, m.away} == {key, other}:
+            home, away = m.score()
+            ours, theirs = (home, away) if m.home == key else (away, home)
+            scores.append(MatchScore(ours, theirs, m.decided))
+    return TeamCell(other, tuple(scores))
 
 
 # -- Text rendering --------------------------------------------------------------
