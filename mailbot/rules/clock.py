@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
@@ -423,6 +423,31 @@ def control_state(
     >>> control_state(profile("bg-post"), history, running_days=4).lost
     True
     """
+    first = _first_move(profile, moves, running_days)
+    upcoming = moves[-1].move_number + 1 if moves else first
+    penalty_days = _penalty_days(penalties, first, upcoming)
+    _check_awarded(awarded, first, upcoming)
+    days_by_move = {move.move_number: move.days for move in moves}
+    days_by_move[upcoming] = running_days or 0
+    walk = _walk_counts(profile, first, upcoming, days_by_move, penalty_days, awarded)
+    if walk.losing_control is not None:
+        next_control, limit = walk.losing_control
+    else:
+        next_control, limit = _control(profile, walk.count_start, upcoming)
+    return ControlState(
+        move_number=upcoming,
+        count_start=walk.count_start,
+        used_days=walk.used,
+        total_days=walk.total,
+        next_control_move=next_control,
+        limit_days=limit,
+        oversteps=tuple(walk.oversteps),
+        lost=walk.losing_control is not None,
+    )
+
+
+def _first_move(profile: Profile, moves: Sequence[MoveTime], running_days: int | None) -> int:
+    """The first move's number, once the profile and the history are fit to count."""
     if profile.moves_per_control < 1:
         raise ProfileError("rules.moves_per_control", "must be at least 1")
     first = moves[0].move_number if moves else 1
@@ -439,7 +464,11 @@ def control_state(
             raise MoveHistoryError(f"move {move.move_number}: days must not be negative")
     if running_days is not None and running_days < 0:
         raise MoveHistoryError("running days must not be negative")
-    upcoming = moves[-1].move_number + 1 if moves else first
+    return first
+
+
+def _penalty_days(penalties: Sequence[Penalty], first: int, upcoming: int) -> dict[int, int]:
+    """The penalty days added at each move number (moves ``first`` to ``upcoming``)."""
     penalty_days: dict[int, int] = {}
     for penalty in penalties:
         if penalty.days < 0:
@@ -449,55 +478,75 @@ def control_state(
                 f"penalty at move {penalty.move_number} is outside moves {first}-{upcoming}"
             )
         penalty_days[penalty.move_number] = penalty_days.get(penalty.move_number, 0) + penalty.days
+    return penalty_days
+
+
+def _check_awarded(awarded: Collection[int], first: int, upcoming: int) -> None:
     for move_number in awarded:
         if not first <= move_number <= upcoming:
             raise MoveHistoryError(
                 f"overstep awarded at move {move_number} is outside moves {first}-{upcoming}"
             )
 
-    days_by_move = {move.move_number: move.days for move in moves}
-    days_by_move[upcoming] = running_days or 0
-    count_start, used, total = first, 0, 0
-    oversteps: list[Overstep] = []
-    lost = False
-    losing_control = (0, 0)
+
+@dataclasses.dataclass
+class _Walk:
+    """The counts walked through a player's moves: where the last began, its days, oversteps."""
+
+    count_start: int
+    used: int = 0
+    total: int = 0
+    oversteps: list[Overstep] = dataclasses.field(default_factory=list)
+    #: The control that was overstepped for the loss, None while not lost.
+    losing_control: tuple[int, int] | None = None
+
+
+def _walk_counts(
+    profile: Profile,
+    first: int,
+    upcoming: int,
+    days_by_move: Mapping[int, int],
+    penalty_days: Mapping[int, int],
+    awarded: Collection[int],
+) -> _Walk:
+    """Add up each move's days, restarting the count after each overstep that does not lose."""
+    walk = _Walk(first)
     for move_number in range(first, upcoming + 1):
         added = days_by_move[move_number] + penalty_days.get(move_number, 0)
-        used += added
-        total += added
-        if lost:
+        walk.used += added
+        walk.total += added
+        if walk.losing_control is not None:
             continue
-        control = _control(profile, count_start, move_number)
+        control = _control(profile, walk.count_start, move_number)
         limit = control[1]
-        if used > limit or move_number in awarded:
-            oversteps.append(Overstep(move_number, used, limit, awarded=used <= limit))
+        if walk.used > limit or move_number in awarded:
+            walk.oversteps.append(
+                Overstep(move_number, walk.used, limit, awarded=walk.used <= limit)
+            )
             # 003 part 1 art. 7e: the days of this move after the overstep was found
             # (the day the limit was passed) belong to the new count
             carry = 0
-            if profile.count_runs_from_overstep and used > limit:
-                carry = min(days_by_move[move_number], used - limit - 1)
-            while not lost:
-                if 0 < profile.oversteps_to_lose <= len(oversteps):
-                    lost, losing_control = True, control
-                    break
-                count_start, used = move_number + 1, carry
-                control = _control(profile, count_start, count_start)
-                if used <= control[1]:
-                    break
-                # silent past the new count's first control too: a second overstep
-                oversteps.append(Overstep(move_number, used, control[1]))
-                carry = used - control[1] - 1
-    next_control, limit = losing_control if lost else _control(profile, count_start, upcoming)
-    return ControlState(
-        move_number=upcoming,
-        count_start=count_start,
-        used_days=used,
-        total_days=total,
-        next_control_move=next_control,
-        limit_days=limit,
-        oversteps=tuple(oversteps),
-        lost=lost,
-    )
+            if profile.count_runs_from_overstep and walk.used > limit:
+                carry = min(days_by_move[move_number], walk.used - limit - 1)
+            _after_overstep(profile, walk, move_number, carry, control)
+    return walk
+
+
+def _after_overstep(
+    profile: Profile, walk: _Walk, move_number: int, carry: int, control: tuple[int, int]
+) -> None:
+    """Lose on the ``oversteps_to_lose``-th overstep, else start a new count after the move."""
+    while True:
+        if 0 < profile.oversteps_to_lose <= len(walk.oversteps):
+            walk.losing_control = control
+            return
+        walk.count_start, walk.used = move_number + 1, carry
+        control = _control(profile, walk.count_start, walk.count_start)
+        if walk.used <= control[1]:
+            return
+        # silent past the new count's first control too: a second overstep
+        walk.oversteps.append(Overstep(move_number, walk.used, control[1]))
+        carry = walk.used - control[1] - 1
 
 
 def overstep_at(

@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import chess
 
@@ -458,24 +458,26 @@ def claim_draw(
             f"only the player who has the move can claim a draw; it is {_name(board.turn)}'s move",
             phrase=Phrase("claim.not-your-turn"),
         )
-    if intended_move is not None and not board.is_legal(intended_move):
-        raise chess.IllegalMoveError(f"illegal intended move: {intended_move.uci()}")
+    after, with_move = _with_intended_move(board, intended_move)
+    if intended_move is not None and after.is_checkmate():
+        return ClaimDecision(
+            ClaimStatus.REFUSED,
+            "the intended move gives checkmate, which ends the game",
+            move=intended_move,
+            phrase=Phrase("claim.mate-ends"),
+        )
+    return _by_repetition_or_fifty(board, after, claimant, intended_move, with_move, tablebase_rule)
 
-    after = board.copy()
-    with_move = ""
-    if intended_move is not None:
-        number = board.fullmove_number
-        dots = "." if board.turn == chess.WHITE else "..."
-        with_move = f" with {number}{dots} {board.san(intended_move)}"
-        after.push(intended_move)
-        if after.is_checkmate():
-            return ClaimDecision(
-                ClaimStatus.REFUSED,
-                "the intended move gives checkmate, which ends the game",
-                move=intended_move,
-                phrase=Phrase("claim.mate-ends"),
-            )
 
+def _by_repetition_or_fifty(
+    board: chess.Board,
+    after: chess.Board,
+    claimant: chess.Color,
+    intended_move: chess.Move | None,
+    with_move: str,
+    tablebase_rule: bool,
+) -> ClaimDecision:
+    """The claim by its grounds in order: threefold repetition, fifty moves, tablebase."""
     who = f"claimed by {_name(claimant)}"
 
     # 1. Threefold repetition.
@@ -497,35 +499,72 @@ def claim_draw(
     if clock >= FIFTY_MOVE_PLIES:
         move = intended_move if decided is after else None
         if tablebase_rule and in_tablebase(decided):
-            return ClaimDecision(
-                ClaimStatus.NEEDS_TD,
-                f"{clock // 2} moves without a capture or a pawn move, but the position "
-                f"({chess.popcount(decided.occupied)} pieces) is in the tablebases: the "
-                "fifty-move rule does not hold if the tables show a win, so the tournament "
-                "director decides",
-                ground=Termination.FIFTY_MOVES,
-                move=intended_move,
-                fen=decided.fen(),
-                phrase=Phrase(
-                    "claim.fifty-tablebase",
-                    {"moves": clock // 2, "pieces": chess.popcount(decided.occupied)},
-                ),
-            )
+            return _fifty_moves_in_tablebase(decided, clock, intended_move)
         text = f"draw by the fifty-move rule, {who}"
         return _granted(Termination.FIFTY_MOVES, text + (with_move if move else ""), move)
 
     # 3. A tablebase position.
     if tablebase_rule and in_tablebase(after):
-        return ClaimDecision(
-            ClaimStatus.NEEDS_TD,
-            f"the position ({chess.popcount(after.occupied)} pieces) is in the tablebases: "
-            "the tournament director checks the result in the tables",
-            ground=Termination.TABLEBASE,
-            move=intended_move,
-            fen=after.fen(),
-            phrase=Phrase("claim.tablebase", {"pieces": chess.popcount(after.occupied)}),
-        )
+        return _in_tablebase(after, intended_move)
+    return _no_draw(seen, clock, intended_move, with_move)
 
+
+def _with_intended_move(
+    board: chess.Board, intended_move: chess.Move | None
+) -> tuple[chess.Board, str]:
+    """The position after the intended move, and the move as a claim names it.
+
+    An illegal ``intended_move`` raises :class:`chess.IllegalMoveError`.
+    """
+    if intended_move is not None and not board.is_legal(intended_move):
+        raise chess.IllegalMoveError(f"illegal intended move: {intended_move.uci()}")
+    after = board.copy()
+    with_move = ""
+    if intended_move is not None:
+        number = board.fullmove_number
+        dots = "." if board.turn == chess.WHITE else "..."
+        with_move = f" with {number}{dots} {board.san(intended_move)}"
+        after.push(intended_move)
+    return after, with_move
+
+
+def _in_tablebase(after: chess.Board, intended_move: chess.Move | None) -> ClaimDecision:
+    """A claim in a position of the tablebases: the TD reads the result from the tables."""
+    return ClaimDecision(
+        ClaimStatus.NEEDS_TD,
+        f"the position ({chess.popcount(after.occupied)} pieces) is in the tablebases: "
+        "the tournament director checks the result in the tables",
+        ground=Termination.TABLEBASE,
+        move=intended_move,
+        fen=after.fen(),
+        phrase=Phrase("claim.tablebase", {"pieces": chess.popcount(after.occupied)}),
+    )
+
+
+def _fifty_moves_in_tablebase(
+    decided: chess.Board, clock: int, intended_move: chess.Move | None
+) -> ClaimDecision:
+    """Fifty moves are reached in a position of the tablebases: the TD decides."""
+    return ClaimDecision(
+        ClaimStatus.NEEDS_TD,
+        f"{clock // 2} moves without a capture or a pawn move, but the position "
+        f"({chess.popcount(decided.occupied)} pieces) is in the tablebases: the "
+        "fifty-move rule does not hold if the tables show a win, so the tournament "
+        "director decides",
+        ground=Termination.FIFTY_MOVES,
+        move=intended_move,
+        fen=decided.fen(),
+        phrase=Phrase(
+            "claim.fifty-tablebase",
+            {"moves": clock // 2, "pieces": chess.popcount(decided.occupied)},
+        ),
+    )
+
+
+def _no_draw(
+    seen: int, clock: int, intended_move: chess.Move | None, with_move: str
+) -> ClaimDecision:
+    """The claim refused: the position was not seen three times, fifty moves not reached."""
     place = "would occur" if intended_move is not None else "has occurred"
     moves = clock // 2
     quiet = (
@@ -706,6 +745,13 @@ def decide_withdrawal(
     if policy is WithdrawalPolicy.LOSE_ALL:
         reason = "the player withdrew for a valid reason: the arbiter adjudicates the game"
         return tuple(_adjudicated(g, reason) for g in unfinished)
+    return _withdrawn_for_valid_reason(everything, unfinished)
+
+
+def _withdrawn_for_valid_reason(
+    everything: Sequence[PlayerGame], unfinished: Sequence[PlayerGame]
+) -> tuple[WithdrawalDecision, ...]:
+    """ICCF: adjudicated when the player finished a game or enough moves were made."""
     finished = len(everything) - len(unfinished)
     total_ply = sum(g.ply for g in unfinished)
     # Average full moves >= 25  <=>  total plies >= 2 * 25 * number of games.
