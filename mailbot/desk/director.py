@@ -41,7 +41,7 @@ import chess
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from mailbot.desk.sweep import void_wait_notices
+from mailbot.desk.deadlines import void_wait_notices
 from mailbot.desk.work import Work
 from mailbot.mail.addresses import AddressError, check_address
 from mailbot.rules import events as ev
