@@ -276,6 +276,33 @@ class _Referee:
         return index, reminders
 
     def judge(self, readings: Sequence[Reading]) -> Judgement:
+        opening = self._after_repetition(readings)
+        if isinstance(opening, Judgement):
+            return opening
+        index, reminders = opening
+        reading = readings[index]
+        reminders.extend(self._number(reading, self.now))
+        result = self.reader.meaning(reading, self.now).judgement
+        if not result.accepted:
+            return dataclasses.replace(result, reminders=(*result.reminders, *reminders))
+        assert result.move is not None
+        reminders[:0] = result.reminders
+        conditional = self._conditional(readings, index, result.move, reminders)
+        if isinstance(conditional, Judgement):
+            return conditional
+        return dataclasses.replace(
+            result, reminders=tuple(reminders), conditional=tuple(conditional)
+        )
+
+    def _after_repetition(
+        self, readings: Sequence[Reading]
+    ) -> tuple[int, list[Reminder]] | Judgement:
+        """Where the player's own move starts, past the game's moves the text repeats.
+
+        Returns the index of the reading to judge and the reminders so far, or
+        the judgement when the text holds no more than a repetition, or repeats
+        the opponent's last move wrongly.
+        """
         reader = self.reader
         now = self.now
         reminders: list[Reminder] = []
@@ -306,16 +333,24 @@ class _Referee:
                     reminders=reminders,
                     written=first.move_text,
                 )
+        return index, reminders
+
+    def _conditional(
+        self, readings: Sequence[Reading], index: int, move: chess.Move, reminders: list[Reminder]
+    ) -> list[chess.Move] | Judgement:
+        """The conditional line after ``move`` (read from ``readings[index]``).
+
+        Adds to ``reminders`` why the line stops early; returns the judgement
+        instead when the text holds two moves of the player.
+        """
         reading = readings[index]
-        reminders.extend(self._number(reading, now))
-        result = reader.meaning(reading, now).judgement
-        if not result.accepted:
-            return dataclasses.replace(result, reminders=(*result.reminders, *reminders))
-        assert result.move is not None
-        move = result.move
-        reminders[:0] = result.reminders
         conditional: list[chess.Move] = []
-        position, after, previous_move, previous_reading = now, now.after(move), move, reading
+        position, after, previous_move, previous_reading = (
+            self.now,
+            self.now.after(move),
+            move,
+            reading,
+        )
         for following_reading in readings[index + 1 :]:
             if self._again(following_reading, previous_reading, position, previous_move, after):
                 continue
@@ -329,7 +364,7 @@ class _Referee:
                     )
                 )
                 break
-            proposed = reader.meaning(following_reading, after).judgement
+            proposed = self.reader.meaning(following_reading, after).judgement
             if not proposed.accepted or proposed.move is None:
                 reminders.append(
                     reminder_of(
@@ -345,9 +380,7 @@ class _Referee:
             conditional.append(proposed.move)
             position, previous_move, previous_reading = after, proposed.move, following_reading
             after = after.after(previous_move)
-        return dataclasses.replace(
-            result, reminders=tuple(reminders), conditional=tuple(conditional)
-        )
+        return conditional
 
     def _again(
         self,
