@@ -21,9 +21,9 @@ Bulgarian or Russian::
 
 >>> order = read_order("penalty BG-2026-E1/3 black 10")
 >>> order.verb, order.game, order.color, order.days
-('penalty', 'BG-2026-E1/3', 'black', 10)
+(<Verb.PENALTY: 'penalty'>, 'BG-2026-E1/3', 'black', 10)
 >>> read_order("потвърждавам").verb
-'confirm'
+<Verb.CONFIRM: 'confirm'>
 >>> read_order("good morning") is None
 True
 """
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import enum
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -41,6 +42,7 @@ import chess
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
+from mailbot.compose import catalogue  # noqa: F401  (an OrderError's message is its English)
 from mailbot.desk.deadlines import void_wait_notices
 from mailbot.desk.work import Work
 from mailbot.mail.addresses import AddressError, check_address
@@ -63,22 +65,46 @@ from mailbot.store.models import (
 )
 from mailbot.store.record import color_of, control_of, profile_of, tag_of
 
-VERBS: dict[str, tuple[str, ...]] = {
-    "confirm": ("confirm", "confirmed", "потвърждавам", "подтверждаю"),
-    "reject": ("reject", "rejected", "отхвърлям", "отвергаю"),
-    "penalty": ("penalty", "наказание", "штраф"),
-    "overstep": ("overstep", "просрочка"),
-    "forfeit": ("forfeit", "служебна", "поражение"),
-    "leave": ("leave", "отпуск"),
-    "extend": ("extend", "удължавам", "продлеваю"),
-    "result": ("result", "резултат", "результат"),
-    "withdraw": ("withdraw", "оттегляне", "выбывание"),
-    "address": ("address", "адрес"),
-    "rename": ("rename", "преименуване", "переименование"),
-    "replace": ("replace", "замяна", "замена"),
+
+class Verb(enum.StrEnum):
+    """A director's order verb; its value is the English word, as mail and the phrases
+    name it (``verb.penalty``).
+
+    >>> Verb.PENALTY == "penalty", f"{Verb.PENALTY}"
+    (True, 'penalty')
+    """
+
+    CONFIRM = "confirm"
+    REJECT = "reject"
+    PENALTY = "penalty"
+    OVERSTEP = "overstep"
+    FORFEIT = "forfeit"
+    LEAVE = "leave"
+    EXTEND = "extend"
+    RESULT = "result"
+    WITHDRAW = "withdraw"
+    ADDRESS = "address"
+    RENAME = "rename"
+    REPLACE = "replace"
+
+
+#: The spellings of each verb, in English, Bulgarian and Russian.
+VERBS: dict[Verb, tuple[str, ...]] = {
+    Verb.CONFIRM: ("confirm", "confirmed", "потвърждавам", "подтверждаю"),
+    Verb.REJECT: ("reject", "rejected", "отхвърлям", "отвергаю"),
+    Verb.PENALTY: ("penalty", "наказание", "штраф"),
+    Verb.OVERSTEP: ("overstep", "просрочка"),
+    Verb.FORFEIT: ("forfeit", "служебна", "поражение"),
+    Verb.LEAVE: ("leave", "отпуск"),
+    Verb.EXTEND: ("extend", "удължавам", "продлеваю"),
+    Verb.RESULT: ("result", "резултат", "результат"),
+    Verb.WITHDRAW: ("withdraw", "оттегляне", "выбывание"),
+    Verb.ADDRESS: ("address", "адрес"),
+    Verb.RENAME: ("rename", "преименуване", "переименование"),
+    Verb.REPLACE: ("replace", "замяна", "замена"),
 }
 #: The verbs only the director may use (``leave`` is a player's word too).
-DIRECTOR_ONLY = frozenset(VERBS) - {"leave"}
+DIRECTOR_ONLY = frozenset(VERBS) - {Verb.LEAVE}
 
 _COLORS = {
     "white": "white", "w": "white", "бели": "white", "белите": "white", "белые": "white",
@@ -93,7 +119,7 @@ _RESULTS = {
     "0.5-0.5": "1/2-1/2",
 }
 #: The verbs whose first argument names a player (or, for ``extend``, a tournament).
-_NAMED_FIRST = frozenset({"leave", "extend", "withdraw"})
+_NAMED_FIRST = frozenset({Verb.LEAVE, Verb.EXTEND, Verb.WITHDRAW})
 _GAME = re.compile(r"^\[?([\w.\-]+/\d+)\]?$")
 _INDEX = re.compile(r"^[\w.\-]+$")
 
@@ -110,7 +136,7 @@ class OrderError(ValueError):
 class Order:
     """One parsed order."""
 
-    verb: str
+    verb: Verb
     game: str | None = None
     color: str | None = None
     days: int | None = None
@@ -124,16 +150,16 @@ class Order:
     newcomer: str | None = None
 
 
-def _verb(word: str) -> str | None:
+def _verb(word: str) -> Verb | None:
     low = word.casefold().strip(".,:;!")
     return next((v for v, spellings in VERBS.items() if low in spellings), None)
 
 
-def order_verb(line: str) -> str | None:
+def order_verb(line: str) -> Verb | None:
     """The order verb a line starts with, if any (without checking the rest).
 
     >>> order_verb("Forfeit BG-1/2 white"), order_verb("Good game!")
-    ('forfeit', None)
+    (<Verb.FORFEIT: 'forfeit'>, None)
     """
     words = line.split()
     return _verb(words[0]) if words else None
@@ -185,13 +211,13 @@ def read_order(line: str) -> Order | None:
     return order
 
 
-_ROSTER = frozenset({"address", "rename", "replace"})
+_ROSTER = frozenset({Verb.ADDRESS, Verb.RENAME, Verb.REPLACE})
 
 
-def _roster_order(verb: str, words: list[str]) -> Order:
+def _roster_order(verb: Verb, words: list[str]) -> Order:
     """``address ID EMAIL``, ``rename ID NAME``, ``replace ID NEW-ID "NAME" EMAIL``.
 
-    >>> o = _roster_order("replace", ["ivanov", "popov", '"Pavel', 'Popov"', "p@example.org"])
+    >>> o = _roster_order(Verb.REPLACE, ["ivanov", "popov", '"Pavel', 'Popov"', "p@example.org"])
     >>> o.player, o.newcomer, o.name, o.email
     ('ivanov', 'popov', 'Pavel Popov', 'p@example.org')
     """
@@ -199,13 +225,13 @@ def _roster_order(verb: str, words: list[str]) -> Order:
     if words and _INDEX.match(words[0]):
         fields["player"] = words[0]
         words = words[1:]
-    if verb == "replace" and words and _INDEX.match(words[0]):
+    if verb is Verb.REPLACE and words and _INDEX.match(words[0]):
         fields["newcomer"] = words[0]
         words = words[1:]
-    if verb in ("address", "replace") and words and "@" in words[-1]:
+    if verb in (Verb.ADDRESS, Verb.REPLACE) and words and "@" in words[-1]:
         fields["email"] = words[-1].strip("<>,;")
         words = words[:-1]
-    if verb in ("rename", "replace"):
+    if verb in (Verb.RENAME, Verb.REPLACE):
         name = " ".join(words).strip().strip('"“”„«»').strip()
         if name:
             fields["name"] = name
@@ -215,22 +241,22 @@ def _roster_order(verb: str, words: list[str]) -> Order:
 
 
 def _check(order: Order) -> None:
-    need: dict[str, tuple[str, ...]] = {
-        "penalty": ("game", "color", "days"),
-        "overstep": ("game", "color"),
-        "forfeit": ("game", "color"),
-        "leave": ("player", "days"),
-        "extend": ("player", "day"),
-        "result": ("result",),
-        "withdraw": ("player",),
-        "address": ("player", "email"),
-        "rename": ("player", "name"),
-        "replace": ("player", "newcomer", "name", "email"),
+    need: dict[Verb, tuple[str, ...]] = {
+        Verb.PENALTY: ("game", "color", "days"),
+        Verb.OVERSTEP: ("game", "color"),
+        Verb.FORFEIT: ("game", "color"),
+        Verb.LEAVE: ("player", "days"),
+        Verb.EXTEND: ("player", "day"),
+        Verb.RESULT: ("result",),
+        Verb.WITHDRAW: ("player",),
+        Verb.ADDRESS: ("player", "email"),
+        Verb.RENAME: ("player", "name"),
+        Verb.REPLACE: ("player", "newcomer", "name", "email"),
     }
     missing = [f for f in need.get(order.verb, ()) if getattr(order, f) in (None, "")]
     if missing:
         raise OrderError("missing", verb=order.verb, fields=", ".join(missing))
-    if order.verb == "penalty" and order.days not in (5, 10):
+    if order.verb is Verb.PENALTY and order.days not in (5, 10):
         raise OrderError("penalty-days")
 
 
@@ -277,7 +303,8 @@ def _inform(desk: Office, g: Game, code: str, **details: object) -> None:
     desk.tell(ev.DirectorDecided(g.id, Phrase(f"decision.{code}", details)))
 
 
-Verb = Callable[[Office, Order, "Claim | None"], Phrase]
+#: What carries out an order: the order's work, the order, the claim it answers.
+Action = Callable[[Office, Order, "Claim | None"], Phrase]
 
 
 def carry_out(
@@ -288,10 +315,10 @@ def carry_out(
 
     Raises :class:`OrderError` for an order that cannot be carried out.
     """
-    verb = _VERBS.get(order.verb)
-    if verb is None:
+    action = _ACTIONS.get(order.verb)
+    if action is None:
         raise OrderError("unknown-order", verb=order.verb)
-    return verb(Office(work, tournaments), order, claim)
+    return action(Office(work, tournaments), order, claim)
 
 
 def _decide(desk: Office, order: Order, claim: Claim | None) -> Phrase:
@@ -300,7 +327,7 @@ def _decide(desk: Office, order: Order, claim: Claim | None) -> Phrase:
         claim = next((c for c in reversed(g.claims) if c.status == "open"), None)
     if claim is None:
         raise OrderError("which-claim", verb=order.verb)
-    return decide(desk, _own(desk, claim), confirm=order.verb == "confirm")
+    return decide(desk, _own(desk, claim), confirm=order.verb is Verb.CONFIRM)
 
 
 def _penalty(desk: Office, order: Order, claim: Claim | None) -> Phrase:
@@ -450,6 +477,19 @@ def _replace(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     desk.session.flush()
     games = [g for g in t.games if old.id in (g.white_id, g.black_id) and g.result is None]
     plain = not any(m for g in games for m in g.moves if (m.ply % 2 == 1) == (g.white_id == old.id))
+    _hand_over(games, old, newcomer)
+    _copy_leave(desk, old, newcomer)
+    old.replaced_by_id = newcomer.id
+    desk.session.flush()
+    desk.tell(ev.PlayerReplaced(old.id, newcomer.id, tuple(g.id for g in games), plain))
+    return Phrase(
+        "order.replace",
+        {"player": old.name, "newcomer": newcomer.name, "games": len(games)},
+    )
+
+
+def _hand_over(games: Sequence[Game], old: Player, newcomer: Player) -> None:
+    """The newcomer takes ``old``'s place in ``games``."""
     for g in games:
         colour = "white" if g.white_id == old.id else "black"
         if colour == "white":
@@ -462,8 +502,12 @@ def _replace(desk: Office, order: Order, claim: Claim | None) -> Phrase:
             g.draw_offer_by, g.draw_offer_ply = None, None
         if g.pending_conditional_by == colour:
             g.pending_conditional, g.pending_conditional_by = None, None
-    # the leave already taken is the place's: it paused these games and counts
-    # against the year's allowance (003 part 1 art. 9 gives the newcomer the clocks)
+
+
+def _copy_leave(desk: Office, old: Player, newcomer: Player) -> None:
+    """The leave already taken is the place's: it paused these games and counts against
+    the year's allowance (003 part 1 art. 9 gives the newcomer the clocks); so do the
+    extra leave days the director gave."""
     for lv in old.leaves:
         copy = Leave(
             start=lv.start,
@@ -486,31 +530,25 @@ def _replace(desk: Office, order: Order, claim: Claim | None) -> Phrase:
                 inbound_id=extra.inbound_id,
             )
         )
-    old.replaced_by_id = newcomer.id
-    desk.session.flush()
-    desk.tell(ev.PlayerReplaced(old.id, newcomer.id, tuple(g.id for g in games), plain))
-    return Phrase(
-        "order.replace",
-        {"player": old.name, "newcomer": newcomer.name, "games": len(games)},
-    )
 
 
 _KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 
-_VERBS: dict[str, Verb] = {
-    "confirm": _decide,
-    "reject": _decide,
-    "penalty": _penalty,
-    "overstep": _overstep,
-    "forfeit": _forfeit,
-    "result": _result,
-    "leave": _leave,
-    "extend": _extend,
-    "withdraw": _withdraw,
-    "address": _address,
-    "rename": _rename,
-    "replace": _replace,
+#: What carries out each verb.
+_ACTIONS: dict[Verb, Action] = {
+    Verb.CONFIRM: _decide,
+    Verb.REJECT: _decide,
+    Verb.PENALTY: _penalty,
+    Verb.OVERSTEP: _overstep,
+    Verb.FORFEIT: _forfeit,
+    Verb.RESULT: _result,
+    Verb.LEAVE: _leave,
+    Verb.EXTEND: _extend,
+    Verb.WITHDRAW: _withdraw,
+    Verb.ADDRESS: _address,
+    Verb.RENAME: _rename,
+    Verb.REPLACE: _replace,
 }
 
 
