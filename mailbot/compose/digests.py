@@ -25,18 +25,34 @@ import chess
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from mailbot.compose.gamemail import game_summary
 from mailbot.compose.notices import long_date
+from mailbot.compose.notifier import Notifier, one_index
+from mailbot.compose.registry import tells
 from mailbot.mail.intent import said
 from mailbot.mail.letters import read_letter
 from mailbot.rules import clock
 from mailbot.rules import events as ev
 from mailbot.rules.phrase import Phrase
 from mailbot.store.models import Claim, Game, Move, Player, Tournament
-from mailbot.store.record import awarded_oversteps, history, local_date, tag_of, waiting
+from mailbot.store.record import (
+    awarded_oversteps,
+    color_name,
+    color_of,
+    history,
+    language_for,
+    local_date,
+    move_line,
+    notation_for,
+    tag_of,
+    waiting,
+)
 
 __all__ = [
     "NEAR",
+    "digest_due",
     "director_digest",
+    "director_digest_due",
     "due_digests",
     "games_of",
     "opponent_moves_since",
@@ -161,3 +177,59 @@ def _near(g: Game, now: datetime.datetime) -> Sequence[dict[str, Any]]:
         )  # fmt: skip
         out.append({**base, "what": what, "due": due})
     return out
+
+
+@tells(ev.DigestDue)
+def digest_due(n: Notifier, e: ev.DigestDue) -> None:
+    """A player's daily digest: every game in play, the opponents' moves since the
+    last one (with their art. 8 lines and what the opponents wrote)."""
+    players = [n.player(i) for i in e.players]
+    if not players:
+        return
+    me = players[0]
+    games: list[dict[str, Any]] = []
+    for player in players:
+        tz = ZoneInfo(player.tournament.timezone)
+        style = notation_for(player)
+        for g in games_of(n.session, player):
+            news = opponent_moves_since(g, player, e.since)
+            if g.result is not None and not news:
+                continue
+            opponent = g.black if player.id == g.white_id else g.white
+            summary = game_summary(g, player)
+            summary["opponent"] = opponent.name
+            summary["opponent_gender"] = opponent.gender
+            summary["line"] = (
+                move_line(g, news[-1].ply, style, tz, first_ply=news[0].ply) if news else None
+            )
+            summary["draw_offer"] = g.draw_offer_by == color_name(color_of(g, opponent))
+            summary["said"] = [w for w in (words_of(m) for m in news) if w]
+            games.append(summary)
+    if not any(x["line"] for x in games):
+        return  # nothing new: no digest today
+    # the games with news first, the player's move first among them
+    games.sort(key=lambda x: (x["line"] is None, not x["your_move"]))
+    tz = ZoneInfo(me.tournament.timezone)
+    n.mail(
+        template="digest",
+        language=language_for(me),
+        context={"recipient": me.name, "gender": me.gender, "games": games,
+                 "today": n.now.astimezone(tz).date()},
+        to=[me.email],
+        event="digest",
+        index=one_index([p.tournament for p in players]),
+    )  # fmt: skip
+
+
+@tells(ev.DirectorDigest)
+def director_digest_due(n: Notifier, e: ev.DirectorDigest) -> None:
+    """The director's weekly view of the event: what needs watching."""
+    t = n.tournaments([e.tournament])[0]
+    n.mail(
+        template="director-digest",
+        language=t.language,
+        context={"recipient": t.director_name, **director_digest(t, e.since, n.now)},
+        to=[t.director_email],
+        event="digest",
+        index=t.index,
+    )

@@ -1,4 +1,5 @@
-"""A game's mail: the contract's subject and headers, and the summary the templates show."""
+"""A game's mail: the contract's subject and headers, the summary the templates show,
+who has a copy and which way the board faces the reader."""
 
 from __future__ import annotations
 
@@ -65,3 +66,15 @@ def game_summary(g: Game, me: Player | None = None) -> dict[str, Any]:
         #: The reader's own clock: days used and left to the next control.
         "control": control,
     }
+
+
+def captains_of(g: Game) -> list[str]:
+    """The addresses of the captains of the teams that play ``g`` (none outside team events)."""
+    captains = (p.team.captain_email for p in (g.white, g.black) if p.team is not None)
+    return list(dict.fromkeys(c for c in captains if c and c != g.tournament.director_email))
+
+
+def orientation(g: Game, player: Player | None) -> chess.Color:
+    """The side of the board the reader sees at the bottom: Black's player, Black; anyone
+    else (White's player, the director), White."""
+    return chess.BLACK if player is not None and player.id == g.black_id else chess.WHITE

@@ -1,0 +1,70 @@
+"""What a player's leave says: the answer to the request, and the notices to the
+opponent and the director of leave taken, ended or granted besides.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mailbot.compose.registry import tells
+from mailbot.rules import events as ev
+from mailbot.store.record import language_for, profile_of
+
+if TYPE_CHECKING:
+    from mailbot.compose.notifier import Notifier
+
+
+@tells(ev.LeaveAnswered)
+def leave_answered(n: Notifier, e: ev.LeaveAnswered) -> None:
+    g = n.game(e.game)
+    context = {"kind": e.kind, "start": e.start, "end": e.end, **e.details}
+    n.reply_in_game(g, n.player(e.player), "leave", context, "leave")
+
+
+@tells(ev.LeaveTaken)
+def leave_taken(n: Notifier, e: ev.LeaveTaken) -> None:
+    g = n.game(e.game)
+    t = g.tournament
+    player = n.player(e.player)
+    opponent = g.black if player.id == g.white_id else g.white
+    audience = {
+        "opponent": (opponent.email, opponent.name, language_for(opponent)),
+        "director": (t.director_email, t.director_name, t.language),
+    }
+    for who in e.audience:
+        address, name, language = audience[who]
+        n.game_mail(
+            g,
+            template="leave",
+            language=language,
+            context={"kind": who, "recipient": name, "player": player.name,
+                     "player_gender": player.gender, "start": e.start, "end": e.end,
+                     "stops_all": profile_of(t).leave_stops_opponent},
+            to=[address],
+            event="leave",
+        )  # fmt: skip
+
+
+@tells(ev.LeaveEnded)
+def leave_ended(n: Notifier, e: ev.LeaveEnded) -> None:
+    g = n.game(e.game)
+    player = n.player(e.player)
+    opponent = g.black if player.id == g.white_id else g.white
+    n.to_players(
+        g, "leave", "leave",
+        lambda p: {"kind": "ended", "player": player.name, "start": e.start,
+                   "end": e.end, "yours": p.id == player.id},
+        [player, opponent],
+    )  # fmt: skip
+
+
+@tells(ev.ExtraLeave)
+def extra_leave(n: Notifier, e: ev.ExtraLeave) -> None:
+    g = n.game(e.game)
+    player = n.player(e.player)
+    n.to_players(
+        g, "leave", "leave",
+        lambda p: {"kind": "extra", "player": p.name, "days": e.days, "year": e.year,
+                   "yours": True},
+        [player],
+    )  # fmt: skip

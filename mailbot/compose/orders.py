@@ -1,0 +1,83 @@
+"""What the director's orders say back: the orders carried out, and the orders held
+for the director to confirm (or cancelled).
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from zoneinfo import ZoneInfo
+
+from mailbot.compose.notifier import Notifier, one_index
+from mailbot.compose.registry import tells
+from mailbot.rules import events as ev
+from mailbot.store.models import HeldOrder, Outbox
+
+
+@tells(ev.OrdersDone)
+def orders_done(n: Notifier, e: ev.OrdersDone) -> None:
+    directed = n.tournaments(e.tournaments)
+    t = directed[0]
+    assert n.origin is not None
+    n.mail(
+        template="notice",
+        language=t.language,
+        context={"kind": "orders", "recipient": t.director_name, "lines": list(e.lines)},
+        to=[n.origin.address],
+        event="notice",
+        reply=True,
+        index=one_index(directed),
+    )
+
+
+def _hold_notice(
+    n: Notifier,
+    e: ev.OrdersHeld | ev.OrdersCancelled,
+    kind: str,
+    lapses: datetime.datetime | None,
+    extra: dict[str, str] | None,
+    queued: Callable[[Outbox], None] | None = None,
+) -> None:
+    directed = n.tournaments(e.tournaments)
+    t = directed[0]
+    tz = ZoneInfo(t.timezone)
+    done = e.carried_out if isinstance(e, ev.OrdersHeld) else None
+    n.mail(
+        template="notice",
+        language=t.language,
+        context={
+            "kind": kind,
+            "recipient": t.director_name,
+            "sender": e.sender,
+            "received": f"{e.received.astimezone(tz):%d.%m.%Y %H:%M}",
+            "orders": list(e.orders),
+            "lapses": f"{lapses.astimezone(tz):%d.%m.%Y}" if lapses else "",
+            # the orders may be a copy of some carried out before
+            "done": f"{done.astimezone(tz):%d.%m.%Y}" if done else "",
+            "same_text": isinstance(e, ev.OrdersHeld) and e.same_text,
+        },
+        to=[t.director_email],
+        event="notice",
+        index=one_index(directed),
+        extra=extra,
+        queued=queued,
+    )
+
+
+@tells(ev.OrdersHeld)
+def orders_held(n: Notifier, e: ev.OrdersHeld) -> None:
+    held = n.session.get(HeldOrder, e.held)
+
+    def challenged(row: Outbox) -> None:
+        # the director's reply to this challenge confirms or rejects the orders
+        if held is not None:
+            n.session.flush()
+            held.outbox_id = row.id
+
+    extra = {"X-Mailbot-Held": str(e.held)}
+    _hold_notice(n, e, "order-held", e.lapses, extra, challenged)
+
+
+@tells(ev.OrdersCancelled)
+def orders_cancelled(n: Notifier, e: ev.OrdersCancelled) -> None:
+    _hold_notice(n, e, "order-cancelled", None, None)
