@@ -480,7 +480,6 @@ def _reading(match: re.Match[str]) -> Reading:
     number = int(match["num"]) if match["num"] else None
     dots = (match["dots"] or "") + (match["dots2"] or "")
     black_marker = number is not None and (len(dots) > 1 or "…" in dots)
-    en_passant = match["ep"] is not None
     if match["castle"]:
         zeros = sum(1 for char in match["castle"] if char in "0OoОо")
         return Reading(
@@ -492,38 +491,9 @@ def _reading(match: re.Match[str]) -> Reading:
             black_marker=black_marker,
         )
     if match["iccf"]:
-        digits = match["iccf"]
-        return Reading(
-            move_text,
-            (start, end),
-            from_square=chess.square(int(digits[0]) - 1, int(digits[1]) - 1),
-            to_square=chess.square(int(digits[2]) - 1, int(digits[3]) - 1),
-            promotion_letter=digits[4] if len(digits) == 5 else None,
-            numeric=True,
-            full=True,
-            number=number,
-            black_marker=black_marker,
-        )
+        return _numeric_reading(match, move_text, number, black_marker)
     if match["f_from"] or match["u_from"]:
-        name = "f" if match["f_from"] else "u"
-        separator = match[f"{name}_sep"]
-        piece = match[f"{name}_piece"]
-        reading = Reading(
-            move_text,
-            (start, end),
-            piece_letter=piece.upper() if piece and piece.islower() else piece,
-            from_square=_square(match[f"{name}_from"]),
-            to_square=_square(match[f"{name}_to"]),
-            promotion_letter=match[f"{name}_promo"],
-            full=True,
-            capture=any(char in _CAPTURES for char in separator),
-            en_passant=en_passant,
-            number=number,
-            black_marker=black_marker,
-        )
-        if name == "f" and separator and not separator.strip():
-            return dataclasses.replace(reading, alternative=_split(match, reading))
-        return reading
+        return _full_reading(match, move_text, number, black_marker)
     return Reading(
         move_text,
         (start, end),
@@ -533,10 +503,53 @@ def _reading(match: re.Match[str]) -> Reading:
         from_rank=int(match["s_rank"]) - 1 if match["s_rank"] else None,
         promotion_letter=match["s_promo"],
         capture=match["s_cap"] is not None,
-        en_passant=en_passant,
+        en_passant=match["ep"] is not None,
         number=number,
         black_marker=black_marker,
     )
+
+
+def _numeric_reading(
+    match: re.Match[str], move_text: str, number: int | None, black_marker: bool
+) -> Reading:
+    """An ICCF numeric move (``5254``, ``52545`` with a promotion digit)."""
+    digits = match["iccf"]
+    return Reading(
+        move_text,
+        (match.start("move"), match.end()),
+        from_square=chess.square(int(digits[0]) - 1, int(digits[1]) - 1),
+        to_square=chess.square(int(digits[2]) - 1, int(digits[3]) - 1),
+        promotion_letter=digits[4] if len(digits) == 5 else None,
+        numeric=True,
+        full=True,
+        number=number,
+        black_marker=black_marker,
+    )
+
+
+def _full_reading(
+    match: re.Match[str], move_text: str, number: int | None, black_marker: bool
+) -> Reading:
+    """A move in full notation (both squares), files in lower case (``f``) or capitals (``u``)."""
+    name = "f" if match["f_from"] else "u"
+    separator = match[f"{name}_sep"]
+    piece = match[f"{name}_piece"]
+    reading = Reading(
+        move_text,
+        (match.start("move"), match.end()),
+        piece_letter=piece.upper() if piece and piece.islower() else piece,
+        from_square=_square(match[f"{name}_from"]),
+        to_square=_square(match[f"{name}_to"]),
+        promotion_letter=match[f"{name}_promo"],
+        full=True,
+        capture=any(char in _CAPTURES for char in separator),
+        en_passant=match["ep"] is not None,
+        number=number,
+        black_marker=black_marker,
+    )
+    if name == "f" and separator and not separator.strip():
+        return dataclasses.replace(reading, alternative=_split(match, reading))
+    return reading
 
 
 def _split(match: re.Match[str], joined: Reading) -> tuple[Reading, Reading]:
