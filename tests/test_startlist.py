@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from mailbot.rules.profile import DayCounting
+from mailbot.store.startfields import StartListError
 from mailbot.store.startlist import (
-    StartListError,
     load_start_list,
     parse_start_list,
     start_list_from_mapping,

@@ -398,7 +398,8 @@ def test_the_daemon_publishes_every_tournament_into_the_site_folder(
 
 
 def test_two_players_on_one_board_of_a_team_are_refused_with_the_line(tmp_path: Path) -> None:
-    from mailbot.store.startlist import StartListError, load_start_list
+    from mailbot.store.startfields import StartListError
+    from mailbot.store.startlist import load_start_list
 
     (tmp_path / "players.csv").write_text(
         team_csv().replace("a3,A3 Player,a3@example.org,a,2", "a3,A3 Player,a3@example.org,a,3"),
@@ -413,7 +414,8 @@ def test_two_players_on_one_board_of_a_team_are_refused_with_the_line(tmp_path: 
 
 
 def test_no_address_of_a_player_may_be_the_directors_or_the_bots(tmp_path: Path) -> None:
-    from mailbot.store.startlist import StartListError, parse_start_list
+    from mailbot.store.startfields import StartListError
+    from mailbot.store.startlist import parse_start_list
 
     text = HEAD.replace(
         "players: players.csv",

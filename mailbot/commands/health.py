@@ -1,0 +1,50 @@
+"""The ``health`` command: one line per check, for monitoring."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from mailbot.commands.command import (
+    Commands,
+    Context,
+    described,
+)
+from mailbot.store.engine import make_engine, session_factory
+
+log = logging.getLogger("mailbot")
+
+COMMANDS = Commands()
+
+
+@COMMANDS.command(
+    "health",
+    help="one line per check (OK, WARNING or CRITICAL): the database, the last poll and "
+    "sweep, the outbox, failed and bounced mail, quarantine, OAuth2 tokens; exit 0 OK, "
+    "1 warning, 2 critical, 3 bad usage or config",
+    arguments=lambda parser: described(
+        parser,
+        "Checks that the bot works, for monitoring (Nagios, Icinga, a systemd timer). It reads\n"
+        "only the database (and the token files of accounts that log in with OAuth2), so it\n"
+        "works while the daemon runs, from any process. The age limits are the keys under\n"
+        "`health:` in the configuration.\n\n"
+        "example:\n  mailbot -c /etc/mailbot/config.yaml health",
+    ),
+    bad_usage=3,
+)
+def health(ctx: Context, args: argparse.Namespace) -> int:
+    from mailbot import health as checkup
+
+    engine = make_engine(ctx.settings.database)
+    try:
+        found = checkup.checks(
+            session_factory(engine),
+            ctx.settings.health,
+            ctx.now(),
+            tokens=checkup.oauth_accounts(ctx.settings),
+        )
+    finally:
+        engine.dispose()
+    for check in found:
+        print(check.line(), file=ctx.stdout)
+    return int(checkup.worst(found))
