@@ -259,7 +259,43 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
     timezone = top.text("timezone")
     if timezone:
         top.check(lambda: _check_timezone("timezone", timezone), None)
+    imap = _imap(top)
+    smtp = _smtp(top)
+    policy = _policy(top)
+    sweep = _sweep(top)
+    health = _health(top)
+    listen = _metrics_listen(top)
+    level, log_file, log_format = _logging(top)
+    site_folder = top.text("site_folder", default=None)
+    tablebases = top.text("tablebases", default=None)
+    if tablebases and not Path(tablebases).is_dir():
+        top.mistake("tablebases", f"{tablebases} is not a folder")
+    bounce_address = _bounce_address(top)
+    top.finish()
+    if len(top.mistakes) == 1:
+        raise top.mistakes[0]
+    if top.mistakes:
+        raise ConfigErrors(top.mistakes)
+    return Config(
+        database=database,
+        timezone=timezone,
+        imap=imap,
+        smtp=smtp,
+        policy=policy,
+        sweep=sweep,
+        health=health,
+        log_level=level,
+        site_folder=site_folder,
+        tablebases=tablebases,
+        bounce_address=bounce_address,
+        metrics_listen=listen or None,
+        log_file=log_file,
+        log_format=log_format,
+    )
 
+
+def _imap(top: _Section) -> ImapConfig:
+    """The ``imap:`` section: the account the bot reads its mail from."""
     imap = top.section("imap")
     imap_auth = imap.choice("auth", Auth, default=Auth.PASSWORD)
     imap_config = ImapConfig(
@@ -278,7 +314,11 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         oauth2=imap.check(lambda: _oauth2(imap, imap_auth), None),
     )
     imap.finish()
+    return imap_config
 
+
+def _smtp(top: _Section) -> SmtpConfig:
+    """The ``smtp:`` section: the account the bot sends its mail through."""
     smtp = top.section("smtp")
     smtp_auth = smtp.choice("auth", Auth, default=Auth.PASSWORD)
     smtp_config = SmtpConfig(
@@ -297,7 +337,11 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         top.mistake("smtp.username", "is required when smtp.password is given")
     if smtp_auth is Auth.OAUTH2 and not smtp_config.username and not smtp.dead:
         top.mistake("smtp.username", "is required when smtp.auth is oauth2")
+    return smtp_config
 
+
+def _policy(top: _Section) -> PolicyConfig:
+    """The ``policy:`` section: whom the bot trusts and how much it answers."""
     policy = top.section("policy", optional=True)
     policy_config = PolicyConfig(
         authserv_id=policy.text("authserv_id", default=None),
@@ -308,11 +352,19 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
     policy.finish()
     if policy_config.require_dmarc and not policy_config.authserv_id:
         top.mistake("policy.authserv_id", "is required when policy.require_dmarc is true")
+    return policy_config
 
+
+def _sweep(top: _Section) -> SweepConfig:
+    """The ``sweep:`` section: the hour of the daily deadline pass."""
     sweep = top.section("sweep", optional=True)
     sweep_config = SweepConfig(hour=sweep.whole("hour", default=6, low=0, high=23))
     sweep.finish()
+    return sweep_config
 
+
+def _health(top: _Section) -> HealthConfig:
+    """The ``health:`` section: the ages at which ``mailbot health`` warns."""
     health = top.section("health", optional=True)
     health_config = HealthConfig(
         poll_minutes=health.whole("poll_minutes", default=30, low=1),
@@ -320,13 +372,21 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         outbox_minutes=health.whole("outbox_minutes", default=60, low=1),
     )
     health.finish()
+    return health_config
 
+
+def _metrics_listen(top: _Section) -> str | None:
+    """The ``metrics:`` section's ``listen``, the host:port of the metrics server."""
     metrics = top.section("metrics", optional=True)
-    listen = metrics.text("listen", default=None)
+    listen: str | None = metrics.text("listen", default=None)
     if listen:
         metrics.check(lambda: _check_listen(metrics.where("listen"), listen), None)
     metrics.finish()
+    return listen
 
+
+def _logging(top: _Section) -> tuple[str, str | None, str]:
+    """``log_level`` (upper case), ``log_file`` (None: stderr) and ``log_format``."""
     level = top.text("log_level", default="INFO").upper()
     if level not in _LOG_LEVELS:
         top.mistake("log_level", f"must be one of {', '.join(_LOG_LEVELS)}")
@@ -334,36 +394,17 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
     log_format = top.text("log_format", default="text")
     if log_format not in LOG_FORMATS:
         top.mistake("log_format", f"must be one of {', '.join(LOG_FORMATS)}")
-    site_folder = top.text("site_folder", default=None)
-    tablebases = top.text("tablebases", default=None)
-    if tablebases and not Path(tablebases).is_dir():
-        top.mistake("tablebases", f"{tablebases} is not a folder")
-    bounce_address = top.text("bounce_address", default=None)
+    return level, log_file, log_format
+
+
+def _bounce_address(top: _Section) -> str | None:
+    """``bounce_address``: where delivery reports go, a plain address."""
+    bounce_address: str | None = top.text("bounce_address", default=None)
     if bounce_address and not re.fullmatch(r"[^@\s+]+@[^@\s]+", bounce_address):
         top.mistake(
             "bounce_address", "must be a plain address without a +tag (like bounces@example.org)"
         )
-    top.finish()
-    if len(top.mistakes) == 1:
-        raise top.mistakes[0]
-    if top.mistakes:
-        raise ConfigErrors(top.mistakes)
-    return Config(
-        database=database,
-        timezone=timezone,
-        imap=imap_config,
-        smtp=smtp_config,
-        policy=policy_config,
-        sweep=sweep_config,
-        health=health_config,
-        log_level=level,
-        site_folder=site_folder,
-        tablebases=tablebases,
-        bounce_address=bounce_address,
-        metrics_listen=listen or None,
-        log_file=log_file,
-        log_format=log_format,
-    )
+    return bounce_address
 
 
 def _password(section: _Section, auth: Auth, *, required: bool) -> str | None:
