@@ -347,8 +347,10 @@ def test_a_game_page_counts_the_oversteps(tmp_path: Path) -> None:
 
 def test_the_board_is_inline_svg_with_the_last_move_marked(site: Path) -> None:
     text = (site / "game-3.html").read_text(encoding="utf-8")
-    assert text.count("<svg") == 1 and "<img" not in text
-    svg = text[text.index("<svg") : text.index("</svg>")]
+    # the final position, and one board for each of the 4 half-moves (``#ply-N``)
+    assert text.count("<svg") == 1 + 4 and "<img" not in text
+    final = text.index('<figure class="final"')
+    svg = text[text.index("<svg", final) : text.index("</svg>", final)]
     for name in ("square light", "square dark", "square dark lastmove"):
         assert f'fill="{BOARD_COLOURS[name]}"' in svg
     # the mate: d8-h4 marked (two dark squares), White's king in check

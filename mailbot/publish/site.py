@@ -58,6 +58,7 @@ import chess.svg
 import jinja2
 import markupsafe
 import yaml
+from sqlalchemy import select
 from sqlalchemy.orm import Session, object_session
 
 from mailbot.compose.catalogue import plural
@@ -68,7 +69,7 @@ from mailbot.rules.notation import Notation, write_move
 from mailbot.rules.result import Result
 from mailbot.rules.standings import ANNULLED_MARK, UNFINISHED_MARK, format_points
 from mailbot.store import record
-from mailbot.store.models import Game, Player, Tournament
+from mailbot.store.models import Game, HeldOrder, Player, Tournament
 from mailbot.store.outbox import bounced_moves
 
 __all__ = ["board_svg", "game_page", "write_site"]
@@ -136,7 +137,8 @@ def write_site(session: Session, index: str, folder: Path, now: datetime.datetim
         "tournament": _tournament_view(t, words),
         "updated": words.fill("updated", when=_moment(now, tz)),
     }
-    games = [_game_view(g, words, now) for g in t.games]
+    held = _held_orders(session)
+    games = [_game_view(g, words, now, held) for g in t.games]
     pages: list[tuple[str, str]] = [
         (
             "index.html",
@@ -211,6 +213,10 @@ class Labels:
     def __contains__(self, key: str) -> bool:
         return key in self._data
 
+    def get(self, key: str, default: str) -> str:
+        """The label ``key`` as text, or ``default`` when there is none."""
+        return str(self._data[key]) if key in self._data else default
+
 
 class Words:
     """The pages' words in one language (English for a language the labels do not have).
@@ -277,6 +283,8 @@ class GameView:
     #: How it ended (``Black resigned``), or whose move it is and for how long.
     state: str
     draw_offer: str
+    #: What waits for the director about the game: an open claim, orders held.
+    pending: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -288,6 +296,8 @@ class MoveCell:
     conditional: bool
     #: When the mail carrying the move came back undelivered, in words (or "").
     bounced: str = ""
+    #: The half-move's number: the link ``#ply-N`` shows the position after it.
+    ply: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -306,7 +316,8 @@ class ClockView:
     oversteps: int
     #: The next time control, for a game still being played.
     control: str
-    #: Days on the move being thought about (the player to move only).
+    #: Days on the move being thought about (the player to move only); for a game lost
+    #: on time or by silence, the loser's days on the move never sent.
     thinking: str
 
 
@@ -320,12 +331,24 @@ class PenaltyView:
 
 
 @dataclasses.dataclass(frozen=True)
+class PlyView:
+    """The board after one half-move, an element ``id="ply-N"`` of the game page."""
+
+    anchor: str
+    position: str
+    fen: str
+    svg: markupsafe.Markup
+
+
+@dataclasses.dataclass(frozen=True)
 class GameDetail:
     """What a game's own page adds to its :class:`GameView`."""
 
     svg: markupsafe.Markup
     position: str
     fen: str
+    #: The position after each half-move, shown when its ``#ply-N`` is the target.
+    plies: tuple[PlyView, ...]
     ended: str
     rows: tuple[MoveRow, ...]
     clocks: tuple[ClockView, ClockView]
@@ -388,7 +411,37 @@ def _running(g: Game, now: datetime.datetime) -> int:
     return clock.move_days(w.profile, w.since, max(now, w.since), w.leaves, w.tz)
 
 
-def _game_view(g: Game, words: Words, now: datetime.datetime) -> GameView:
+def _held_orders(session: Session) -> list[HeldOrder]:
+    """The director's orders held until the director confirms them."""
+    return list(session.scalars(select(HeldOrder).where(HeldOrder.status == "held")).all())
+
+
+def _pending(g: Game, words: Words, held: Sequence[HeldOrder]) -> tuple[str, ...]:
+    """What waits for the director about ``g``: its open claims, the orders held that
+    name it (``INDEX/N`` as a word of an order line)."""
+    tz = ZoneInfo(g.tournament.timezone)
+    kinds = words.labels["claim_kind"]
+    out = [
+        words.fill(
+            "pending_claim",
+            kind=kinds.get(c.kind, c.kind),
+            date=_date(record.local_date(c.opened_at, tz)),
+        )
+        for c in g.claims
+        if c.status == "open"
+    ]
+    tag = re.compile(rf"(?<![\w/.-]){re.escape(record.tag_of(g))}(?![\w/])")
+    out += [
+        words.fill("pending_orders", date=_date(record.local_date(h.created_at, tz)))
+        for h in held
+        if any(tag.search(line) for line in h.orders)
+    ]
+    return tuple(out)
+
+
+def _game_view(
+    g: Game, words: Words, now: datetime.datetime, held: Sequence[HeldOrder] = ()
+) -> GameView:
     finished = g.result is not None
     if finished:
         state = _ending(g, words)
@@ -413,24 +466,52 @@ def _game_view(g: Game, words: Words, now: datetime.datetime) -> GameView:
         result=_result(g, words),
         state=state,
         draw_offer=offer,
+        pending=_pending(g, words, held),
     )
 
 
 def _game_detail(g: Game, words: Words, now: datetime.datetime) -> GameDetail:
-    t = g.tournament
-    tz = ZoneInfo(t.timezone)
-    style = Notation(t.notation)
+    tz = ZoneInfo(g.tournament.timezone)
+    board, rows, plies = _moves(g, words)
+    last = plies[-1].position if plies else str(words.labels.start_position)
+    return GameDetail(
+        svg=markupsafe.Markup(board_svg(board)),
+        position=last,
+        fen=board.fen(),
+        plies=plies,
+        ended=words.fill("ended", date=_date(record.local_date(g.ended_at, tz)))
+        if g.result is not None and g.ended_at is not None
+        else "",
+        rows=rows,
+        clocks=_clocks(g, words, now, board.turn),
+        penalties=_penalties(g, words),
+        pgn=record.export_pgn(g),
+    )
+
+
+def _moves(g: Game, words: Words) -> tuple[chess.Board, tuple[MoveRow, ...], tuple[PlyView, ...]]:
+    """The final position, the move table's rows and the board after each half-move."""
+    tz = ZoneInfo(g.tournament.timezone)
+    style = Notation(g.tournament.notation)
     board = chess.Board()
     rows: dict[int, dict[str, MoveCell]] = {}
-    last = ""
+    plies: list[PlyView] = []
     session = object_session(g)
     bounced = bounced_moves(session, [g.id]).get(g.id, {}) if session is not None else {}
     for m in g.moves:
         move = chess.Move.from_uci(m.uci)
         number, color = board.fullmove_number, board.turn
         text = write_move(board, move, style)
-        last = f"{number}. {text}" if color == chess.WHITE else f"{number}... {text}"
         board.push(move)
+        written = f"{number}. {text}" if color == chess.WHITE else f"{number}... {text}"
+        plies.append(
+            PlyView(
+                anchor=f"ply-{m.ply}",
+                position=words.fill("position", move=written),
+                fen=board.fen(),
+                svg=markupsafe.Markup(board_svg(board, size=360)),
+            )
+        )
         rows.setdefault(number, {})[record.color_name(color)] = MoveCell(
             text=text,
             received=_date(m.received_counted_on),
@@ -440,36 +521,47 @@ def _game_detail(g: Game, words: Words, now: datetime.datetime) -> GameDetail:
             bounced=words.fill("bounced", date=_date(record.local_date(bounced[key], tz)))
             if (key := (m.ply, m.uci)) in bounced
             else "",
+            ply=m.ply,
         )
+    table = tuple(MoveRow(n, cells.get("white"), cells.get("black")) for n, cells in rows.items())
+    return board, table, tuple(plies)
+
+
+#: The endings in which the player to move lost by the clock: their days on the move
+#: they never sent count, to the end of the game.
+_LOST_ON_TIME = frozenset({"time-forfeit", "silence"})
+
+
+def _clocks(
+    g: Game, words: Words, now: datetime.datetime, turn: chess.Color
+) -> tuple[ClockView, ClockView]:
+    """Both clocks; the player to move's days on the move to ``now``, or, in a game lost
+    on time or by silence, to the end of the game."""
     totals = record.totals(g)
-    running = None if g.result is not None else _running(g, now)
-    clocks = tuple(
-        _clock_view(g, color, words, totals, running if board.turn == color else None)
+    running: int | None = None
+    if g.result is None:
+        running = _running(g, now)
+    elif g.termination in _LOST_ON_TIME and g.ended_at is not None:
+        running = _running(g, g.ended_at)
+    white, black = (
+        _clock_view(g, color, words, totals, running if turn == color else None)
         for color in (chess.WHITE, chess.BLACK)
     )
-    penalties = tuple(
+    return white, black
+
+
+def _penalties(g: Game, words: Words) -> tuple[PenaltyView, ...]:
+    tz = ZoneInfo(g.tournament.timezone)
+    reasons = words.labels["penalty_reason"]
+    return tuple(
         PenaltyView(
             colour=words.colour(p.color == "white"),
             days=words.days(p.days),
-            reason=str(words.labels.penalty_reason[p.reason])
-            if p.reason in words.labels["penalty_reason"]
-            else p.reason,
+            reason=str(reasons[p.reason]) if p.reason in reasons else p.reason,
             after_ply=p.ply_at,
             date=_date(record.local_date(p.created_at, tz)),
         )
         for p in g.penalties
-    )
-    return GameDetail(
-        svg=markupsafe.Markup(board_svg(board)),
-        position=words.fill("position", move=last) if last else str(words.labels.start_position),
-        fen=board.fen(),
-        ended=words.fill("ended", date=_date(record.local_date(g.ended_at, tz)))
-        if g.result is not None and g.ended_at is not None
-        else "",
-        rows=tuple(MoveRow(n, cells.get("white"), cells.get("black")) for n, cells in rows.items()),
-        clocks=(clocks[0], clocks[1]),
-        penalties=penalties,
-        pgn=record.export_pgn(g),
     )
 
 
@@ -487,9 +579,12 @@ def _clock_view(
             limit=state.limit_days,
             left=state.days_left,
         )
+    used = totals.white if color == chess.WHITE else totals.black
+    if g.result is not None and running is not None:
+        used += running  # lost on time: the days of the move never sent
     return ClockView(
         colour=words.colour(color),
-        used=totals.white if color == chess.WHITE else totals.black,
+        used=used,
         penalty_days=sum(p.days for p in g.penalties if p.color == name),
         oversteps=len(state.oversteps),
         control=control,
@@ -507,11 +602,14 @@ class Link:
 
     text: str
     href: str
+    #: A claim or a decision about the game waits for the director.
+    pending: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
 class StandingRow:
     place: str
+    #: The start number (the order of the start list); the team's number in a team table.
     number: int
     name: str
     country: str | None
@@ -543,6 +641,7 @@ def _standings_view(t: Tournament, words: Words, games: Sequence[GameView]) -> d
         white, black = seat[g.white_id], seat[g.black_id]
         numbers.setdefault((white, black), []).append(g.number)
         numbers.setdefault((black, white), []).append(g.number)
+    waiting = {v.number for v in games if v.pending}
     rows: list[StandingRow] = []
     for row in table.rows:
         cells: list[tuple[Link, ...] | None] = []
@@ -554,7 +653,7 @@ def _standings_view(t: Tournament, words: Words, games: Sequence[GameView]) -> d
             pages = numbers.get((row.player, other.player), [])
             cells.append(
                 tuple(
-                    Link(_MARKS.get(mark, mark), game_page(number))
+                    Link(_MARKS.get(mark, mark), game_page(number), number in waiting)
                     for mark, number in zip(marks, pages, strict=False)
                 )
             )
@@ -562,7 +661,7 @@ def _standings_view(t: Tournament, words: Words, games: Sequence[GameView]) -> d
         rows.append(
             StandingRow(
                 place=row.place,
-                number=row.number,
+                number=row.start_number,
                 name=row.name,
                 country=player.country,
                 rating=player.rating,
@@ -574,12 +673,15 @@ def _standings_view(t: Tournament, words: Words, games: Sequence[GameView]) -> d
     return {
         "teams": False,
         "title": labels.crosstable,
-        "columns": len(rows),
+        "columns": tuple(r.number for r in rows),
         "show_country": any(r.country for r in rows),
         "show_rating": any(r.rating is not None for r in rows),
         "heads": (labels.points, labels.played, labels.left, "+", "=", "−", labels.sb),
+        #: The figures a narrow screen leaves out: played, left, won, drawn, lost.
+        "more": (1, 2, 3, 4, 5),
         "rows": rows,
         "legend": labels.crosstable_legend,
+        "pending_legend": labels.pending_legend if waiting else "",
         "matches": (),
         "other_games": tuple(games),
     }
@@ -592,12 +694,34 @@ def _team_view(t: Tournament, words: Words, games: Sequence[GameView]) -> dict[s
     round between two teams, the home team the one with White on board 1), which
     the team table is made of too, so that each cell of the table links to its match.
     """
-    table = report.team_table_of(t)
+    matches, anchors = _matches(t, games)
+    in_matches = {g.number for match in matches for g in match.games}
+    rows = _team_rows(t, anchors)
+    labels = words.labels
+    return {
+        "teams": True,
+        "title": labels.team_table,
+        "columns": tuple(r.number for r in rows),
+        "show_country": False,
+        "show_rating": False,
+        "heads": (labels.match_points, labels.game_points, labels.matches_played),
+        "more": (),
+        "rows": rows,
+        "legend": labels.team_legend,
+        "pending_legend": "",
+        "matches": tuple(matches),
+        "other_games": tuple(v for v in games if v.number not in in_matches),
+    }
+
+
+def _matches(
+    t: Tournament, games: Sequence[GameView]
+) -> tuple[list[MatchView], dict[tuple[str, str], list[Link]]]:
+    """The matches, and the links to them by (team, opponent), in the order played."""
     views = {v.number: v for v in games}
     names = {team.key: team.name for team in t.teams}
     matches: list[MatchView] = []
     anchors: dict[tuple[str, str], list[Link]] = {}
-    in_matches: set[int] = set()
     for n, found in enumerate(report.match_games(t), start=1):
         match, boards = found.match, found.games
         ours, theirs = match.score()
@@ -614,9 +738,13 @@ def _team_view(t: Tournament, words: Words, games: Sequence[GameView]) -> dict[s
                 games=tuple(views[g.number] for g in boards),
             )
         )
-        in_matches.update(g.number for g in boards)
         anchors.setdefault((match.home, match.away), []).append(Link("", f"#{anchor}"))
         anchors.setdefault((match.away, match.home), []).append(Link("", f"#{anchor}"))
+    return matches, anchors
+
+
+def _team_rows(t: Tournament, anchors: Mapping[tuple[str, str], list[Link]]) -> list[StandingRow]:
+    table = report.team_table_of(t)
     rows: list[StandingRow] = []
     for row in table.rows:
         cells: list[tuple[Link, ...] | None] = []
@@ -641,16 +769,4 @@ def _team_view(t: Tournament, words: Words, games: Sequence[GameView]) -> dict[s
                 figures=(str(row.match_points), format_points(row.game_points), str(row.played)),
             )
         )
-    labels = words.labels
-    return {
-        "teams": True,
-        "title": labels.team_table,
-        "columns": len(rows),
-        "show_country": False,
-        "show_rating": False,
-        "heads": (labels.match_points, labels.game_points, labels.matches_played),
-        "rows": rows,
-        "legend": labels.team_legend,
-        "matches": tuple(matches),
-        "other_games": tuple(v for v in games if v.number not in in_matches),
-    }
+    return rows
