@@ -2,17 +2,22 @@
 
 :func:`write_site` writes into a folder
 
-- ``index.html``: the crosstable (points, Sonneborn-Berger, games left) or, in
-  a team event, the team table and its matches, and every game's state: its
+- ``index.html``: the crosstable (its ``No.`` the start number; points,
+  Sonneborn-Berger, games left; ``!`` on a game waiting for the director) or,
+  in a team event, the team table and its matches, and every game's state: its
   result and how it came about, or whose move it is;
 - ``game-N.html`` for the game ``INDEX/N``: the players (country and rating
-  when known), the board after the last move (marked), the moves with their
-  received and sent dates and days, both clocks with the penalties, the
-  result and how it came about, and the game's PGN;
+  when known), what waits for the director (an open claim, orders held), the
+  board after the last move (marked), the moves with their received and sent
+  dates and days, each a link ``#ply-N`` to the board after it (shown by CSS
+  ``:target``, no script), both clocks with the penalties (a game lost on time
+  counts the loser's days on the move never sent), the result and how it came
+  about, and the game's PGN;
 - ``INDEX.pgn``: every game of the tournament (what ``mailbot pgn INDEX`` prints).
 
 The pages need no server, no script and nothing from the network: one layout
-with inline CSS (``templates/site/layout.html``), the board as inline SVG, and
+with inline CSS (``templates/site/layout.html``, read on a 400-pixel phone
+without scrolling sideways), the board as inline SVG, and
 the words of ``templates/site/labels.yaml`` in the tournament's language.
 Writing them only reads the store, and what they say depends only on the
 store and ``now`` (the days running on a move are counted to ``now``)::
