@@ -415,42 +415,11 @@ class TokenSource:
             OAuthError,
         )
 
-        token = data.get("refresh_token")
-        if not isinstance(token, str) or not token:
-            what = f"the token file {self.path} holds no refresh token"
-            raise self._revoked(what, None)
-        refused = data.get("refused")
-        if (
-            isinstance(refused, dict)
-            and refused.get("sha256") == fingerprint(token)
-            and refused.get("error") in _REVOKED
-        ):
-            said = refused.get("said") or refused.get("error")
-            raise self._revoked(f"the provider refused the refresh token ({said})", token)
+        token = self._refresh_token(data)
         try:
             granted = self._grant(token)
         except OAuthError as exc:
-            error = str(exc.error or "refused")
-            # an operator may have written a new token by hand meanwhile: take it
-            again = self._read()
-            other = again.get("refresh_token")
-            if isinstance(other, str) and other and other != token:
-                return self._refresh(again)
-            said = f"{error}: {exc.description}" if exc.description else error
-            self._mark(data, token, error, said)
-            if error in _CLIENT:
-                raise ClientRefused(
-                    self.account, self.username, f"the provider refused the client ({said})",
-                    f"check {self.account}.oauth2.client_id and client_secret in "
-                    f"{self.settings.config_file}",
-                ) from None  # fmt: skip
-            if error in _REVOKED:
-                what = f"the provider refused the refresh token ({said})"
-                raise self._revoked(what, token) from None
-            raise ProviderUnavailable(
-                self.account, self.username, f"the token endpoint answered {said}",
-                "trying again later",
-            ) from None  # fmt: skip
+            return self._after_refusal(data, token, exc)
         except (requests.RequestException, ValueError) as exc:
             raise ProviderUnavailable(
                 self.account, self.username,
@@ -470,6 +439,50 @@ class TokenSource:
             self.account, self.username, "; the new refresh token is stored" if rotated else "",
         )  # fmt: skip
         return access
+
+    def _refresh_token(self, data: Mapping[str, Any]) -> str:
+        """The file's refresh token; raises when there is none, or the provider refused it."""
+        token = data.get("refresh_token")
+        if not isinstance(token, str) or not token:
+            what = f"the token file {self.path} holds no refresh token"
+            raise self._revoked(what, None)
+        refused = data.get("refused")
+        if (
+            isinstance(refused, dict)
+            and refused.get("sha256") == fingerprint(token)
+            and refused.get("error") in _REVOKED
+        ):
+            said = refused.get("said") or refused.get("error")
+            raise self._revoked(f"the provider refused the refresh token ({said})", token)
+        return token
+
+    def _after_refusal(self, data: dict[str, Any], token: str, exc: Any) -> str:
+        """The token endpoint refused ``token`` (``exc``, an authlib ``OAuthError``).
+
+        A new token written into the file meanwhile is tried; else the refusal
+        is marked in the file and raised as what it means.
+        """
+        error = str(exc.error or "refused")
+        # an operator may have written a new token by hand meanwhile: take it
+        again = self._read()
+        other = again.get("refresh_token")
+        if isinstance(other, str) and other and other != token:
+            return self._refresh(again)
+        said = f"{error}: {exc.description}" if exc.description else error
+        self._mark(data, token, error, said)
+        if error in _CLIENT:
+            raise ClientRefused(
+                self.account, self.username, f"the provider refused the client ({said})",
+                f"check {self.account}.oauth2.client_id and client_secret in "
+                f"{self.settings.config_file}",
+            ) from None  # fmt: skip
+        if error in _REVOKED:
+            what = f"the provider refused the refresh token ({said})"
+            raise self._revoked(what, token) from None
+        raise ProviderUnavailable(
+            self.account, self.username, f"the token endpoint answered {said}",
+            "trying again later",
+        ) from None  # fmt: skip
 
     def _grant(self, token: str) -> Mapping[str, Any]:
         ends = self.endpoints

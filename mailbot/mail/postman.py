@@ -260,45 +260,15 @@ class Postman:
         polite = True  # False: the server is not to be waited for (gone, hung, or a stop)
         clean_at: float | None = None
         try:
-            smtputf8 = server.has_extn("smtputf8")
-            data = compose(smtputf8)
-            to = list(recipients(smtputf8))
-            options: list[str] = []
-            if smtputf8 and not (envelope_from + "".join(to)).isascii():
-                options = ["SMTPUTF8", "BODY=8BITMIME"]
-            refused = server.sendmail(envelope_from, to, data, mail_options=options)
+            refused = _transmit(server, compose, recipients, envelope_from)
             clean_at = time.monotonic()
-        except SendError:
-            raise
-        except smtplib.SMTPRecipientsRefused as exc:
-            answers = {a: f"{code} {_text(reply)}" for a, (code, reply) in exc.recipients.items()}
-            for_good = all(code >= 500 for code, _ in exc.recipients.values())
-            raise SendError(f"every recipient refused: {answers}", permanent=for_good) from exc
-        except smtplib.SMTPSenderRefused as exc:
-            # the relay will not take mail from the bot at all (not authenticated,
-            # blacklisted, over a quota): no message can go, and none is to blame
-            raise self._unreachable(
-                f"refused the sender {exc.sender} ({exc.smtp_code} {_text(exc.smtp_error)}); "
-                "check smtp.sender, smtp.username and the relay's rules"
-            ) from exc
-        except smtplib.SMTPServerDisconnected as exc:
-            keep = polite = False
-            raise SendError(f"{self.where}: connection lost: {exc}", midway=True) from exc
-        except smtplib.SMTPResponseException as exc:
-            permanent = 500 <= exc.smtp_code < 600
-            raise SendError(
-                f"{self.where} answered {exc.smtp_code}: {_text(exc.smtp_error)}",
-                permanent=permanent,
-            ) from exc
-        except (OSError, smtplib.SMTPException) as exc:
-            keep = polite = False
-            reason = str(exc) or type(exc).__name__
-            raise SendError(f"{self.where}: {reason}", midway=True) from exc
-        except Exception:  # composing failed: the message's fault, the connection is fine
-            raise
-        except BaseException:
-            keep = polite = False
-            raise
+        except BaseException as exc:
+            error, broken = self._failure(exc)
+            if broken:
+                keep = polite = False
+            if error is None:
+                raise
+            raise error from exc
         finally:
             if keep:
                 self._kept, self._clean_at = server, clean_at
@@ -308,6 +278,53 @@ class Postman:
                 server.close()
         self._reached()
         return {addr: f"{code} {_text(reply)}" for addr, (code, reply) in refused.items()}
+
+    def _failure(self, exc: BaseException) -> tuple[SendError | None, bool]:
+        """What a failed send raises (None: the exception as it is), and whether it
+        broke the connection (then the server is not to be waited for)."""
+        if isinstance(exc, SendError):
+            return None, False
+        if isinstance(exc, smtplib.SMTPRecipientsRefused):
+            answers = {a: f"{code} {_text(reply)}" for a, (code, reply) in exc.recipients.items()}
+            for_good = all(code >= 500 for code, _ in exc.recipients.values())
+            return SendError(f"every recipient refused: {answers}", permanent=for_good), False
+        if isinstance(exc, smtplib.SMTPSenderRefused):
+            # the relay will not take mail from the bot at all (not authenticated,
+            # blacklisted, over a quota): no message can go, and none is to blame
+            return self._unreachable(
+                f"refused the sender {exc.sender} ({exc.smtp_code} {_text(exc.smtp_error)}); "
+                "check smtp.sender, smtp.username and the relay's rules"
+            ), False
+        if isinstance(exc, smtplib.SMTPServerDisconnected):
+            return SendError(f"{self.where}: connection lost: {exc}", midway=True), True
+        if isinstance(exc, smtplib.SMTPResponseException):
+            permanent = 500 <= exc.smtp_code < 600
+            return SendError(
+                f"{self.where} answered {exc.smtp_code}: {_text(exc.smtp_error)}",
+                permanent=permanent,
+            ), False
+        if isinstance(exc, (OSError, smtplib.SMTPException)):
+            reason = str(exc) or type(exc).__name__
+            return SendError(f"{self.where}: {reason}", midway=True), True
+        # composing failed: the message's fault, the connection is fine; anything
+        # else (a stop) leaves the server unwaited for
+        return None, not isinstance(exc, Exception)
+
+
+def _transmit(
+    server: smtplib.SMTP,
+    compose: Callable[[bool], bytes],
+    recipients: Callable[[bool], Sequence[str]],
+    envelope_from: str,
+) -> dict[str, tuple[int, bytes]]:
+    """Hand one message to the server; the recipients it refused while taking the others."""
+    smtputf8 = server.has_extn("smtputf8")
+    data = compose(smtputf8)
+    to = list(recipients(smtputf8))
+    options: list[str] = []
+    if smtputf8 and not (envelope_from + "".join(to)).isascii():
+        options = ["SMTPUTF8", "BODY=8BITMIME"]
+    return server.sendmail(envelope_from, to, data, mail_options=options)
 
 
 def _text(reply: bytes | str) -> str:
