@@ -547,7 +547,9 @@ def _clocks(
     if g.result is None:
         running = _running(g, now)
     elif g.termination in _LOST_ON_TIME and g.ended_at is not None:
-        running = _running(g, g.ended_at)
+        winner = Result(g.result).winner
+        if winner is not None and winner != turn:  # the loser was thinking about a move
+            running = _running(g, g.ended_at)
     white, black = (
         _clock_view(g, color, words, totals, running if turn == color else None)
         for color in (chess.WHITE, chess.BLACK)
