@@ -3,7 +3,7 @@
 The notifier turns the events of a unit of work into messages: it hands each
 event to the teller its family registered (registry) — moves, deadlines,
 claims, leave, digests, answers, tournament, orders, trouble, bounces — and
-queues what they drafted (drafts), through the templates (notices), the
+queues what they drafted (messages, drafts), through the templates (notices), the
 catalogue of phrases in each language, the diagrams and a game's subject and
 headers (gamemail). It imports :mod:`mailbot.rules`, :mod:`mailbot.mail` and
 :mod:`mailbot.store`, never the desk.

@@ -10,6 +10,7 @@ import chess
 
 from mailbot.compose.bounces import bounced_in
 from mailbot.compose.gamemail import game_summary, orientation
+from mailbot.compose.messages import director_notice, game_mail, mail
 from mailbot.compose.registry import tells
 from mailbot.mail.intent import help_words
 from mailbot.rules import events as ev
@@ -48,7 +49,8 @@ def answer(n: Notifier, e: ev.Answer) -> None:
         context = _notice(n, e.kind, details, g, player)
     context.update(details)
     if g is not None and index is None:
-        n.game_mail(
+        game_mail(
+            n,
             g,
             template=template,
             language=language,
@@ -60,7 +62,8 @@ def answer(n: Notifier, e: ev.Answer) -> None:
             orientation=orientation(g, player),
         )
         return
-    n.mail(
+    mail(
+        n,
         template=template,
         language=language,
         context=context,
@@ -112,4 +115,4 @@ def _notice(
 @tells(ev.StrangerWrote)
 def stranger_wrote(n: Notifier, e: ev.StrangerWrote) -> None:
     g = n.game(e.game)
-    n.director_notice(g, "stranger-copy", {"sender": e.sender, "body": e.body})
+    director_notice(n, g, "stranger-copy", {"sender": e.sender, "body": e.body})

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from mailbot.compose.gamemail import captains_of, game_summary, orientation
+from mailbot.compose.messages import game_mail, mail
 from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
 from mailbot.rules.notation import Notation
@@ -69,7 +70,8 @@ def bounced(n: Notifier, e: ev.Bounced) -> None:
             details["game"] = game_summary(g)
             _bounce_to_director(n, g, details, failed)
             continue
-        n.mail(
+        mail(
+            n,
             template="notice",
             language=t.language,
             context={"recipient": t.director_name, **details},
@@ -115,7 +117,7 @@ def _move_bounced(
         to = [a for a in to if a not in failed]
         if not to:
             continue
-        n.game_mail(
+        game_mail(n,
             g,
             template="notice",
             language=language_for(reader),
@@ -132,7 +134,8 @@ def _bounce_to_director(n: Notifier, g: Game, context: dict[str, Any], failed: s
     t = g.tournament
     if t.director_email in failed:
         return
-    n.game_mail(
+    game_mail(
+        n,
         g,
         template="notice",
         language=t.language,

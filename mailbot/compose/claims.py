@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 import chess
 
 from mailbot.compose.gamemail import captains_of, game_summary, orientation
+from mailbot.compose.messages import director_notice, game_mail, reply_in_game, to_players
 from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
 from mailbot.rules.notation import Notation, write_move
@@ -53,7 +54,8 @@ def claim_opened(n: Notifier, e: ev.ClaimOpened) -> None:
         "auto": claim.status != "open",
         "details": dict(e.details),
     }
-    n.game_mail(
+    game_mail(
+        n,
         g,
         template="claim",
         language=t.language,
@@ -72,7 +74,8 @@ def claim_opened(n: Notifier, e: ev.ClaimOpened) -> None:
     )
     for player in (g.white, g.black):
         audience = "you" if player.id == against.id else "opponent"
-        n.game_mail(
+        game_mail(
+            n,
             g,
             template="claim",
             language=language_for(player),
@@ -89,7 +92,8 @@ def claim_opened(n: Notifier, e: ev.ClaimOpened) -> None:
 def draw_claimed(n: Notifier, e: ev.DrawClaimed) -> None:
     g = n.game(e.game)
     details = {"player": n.player(e.player).name, "reason": e.reason, "fen": e.fen}
-    n.director_notice(
+    director_notice(
+        n,
         g,
         "draw-claim",
         details,
@@ -115,7 +119,8 @@ def tablebase_claimed(n: Notifier, e: ev.TablebaseClaimed) -> None:
         "cursed": v.cursed,
         "dtz": v.dtz,
     }
-    n.director_notice(
+    director_notice(
+        n,
         g,
         "tablebase-claim",
         details,
@@ -134,14 +139,15 @@ def complaint_made(n: Notifier, e: ev.ComplaintMade) -> None:
     days = profile_of(g.tournament).penalty_days
     said = str(claim.details.get("said", ""))
     details = {"player": player.name, "move": e.move, "days": days, "said": said}
-    n.director_notice(
+    director_notice(
+        n,
         g,
         "complaint",
         details,
         board=board_of(g, e.ply - 1, stack=False),
         extra={"X-Mailbot-Claim": str(e.claim)},
     )
-    n.to_players(
+    to_players(n,
         g, "notice", "notice",
         lambda p: {"kind": "complaint-sent", "player": player.name, "move": e.move,
                    "days": days, "yours": p.id == player.id,
@@ -155,14 +161,14 @@ def claim_answered(n: Notifier, e: ev.ClaimAnswered) -> None:
     player = n.player(e.player)
     context = {"kind": "claim-answer", "status": e.status, "reason": e.reason,
                "game": game_summary(g, player)}  # fmt: skip
-    n.reply_in_game(g, player, "notice", context, "notice")
+    reply_in_game(n, g, player, "notice", context, "notice")
 
 
 @tells(ev.DirectorDecided)
 def director_decided(n: Notifier, e: ev.DirectorDecided) -> None:
     """Both players hear what the director decided."""
     g = n.game(e.game)
-    n.to_players(
+    to_players(n,
         g, "notice", "notice",
         lambda p: {"kind": "director", "decision": _to_you(e.decision, g, p),
                    "game": game_summary(g, p)},
@@ -173,7 +179,7 @@ def director_decided(n: Notifier, e: ev.DirectorDecided) -> None:
 def adjudication_called(n: Notifier, e: ev.AdjudicationCalled) -> None:
     g = n.game(e.game)
     context = {"kind": "call", "end": e.end, "due": e.due}
-    n.to_players(g, "adjudication", "notice", lambda p: context)
+    to_players(n, g, "adjudication", "notice", lambda p: context)
 
 
 @tells(ev.WithdrawalCalled)
@@ -181,7 +187,7 @@ def withdrawal_called(n: Notifier, e: ev.WithdrawalCalled) -> None:
     """Art. 48, 52 note 1: the game goes to the arbiter; both players send a claim."""
     g = n.game(e.game)
     context = {"kind": "withdrawal", "player": n.player(e.withdrawn).name, "due": e.due}
-    n.to_players(g, "adjudication", "notice", lambda p: context)
+    to_players(n, g, "adjudication", "notice", lambda p: context)
 
 
 @tells(ev.AdjudicationPacket)
@@ -190,7 +196,8 @@ def adjudication_packet(n: Notifier, e: ev.AdjudicationPacket) -> None:
     claim = n.session.get(Claim, e.claim)
     assert claim is not None
     t = g.tournament
-    n.game_mail(
+    game_mail(
+        n,
         g,
         template="adjudication",
         language=t.language,
@@ -217,7 +224,7 @@ def adjudication_packet(n: Notifier, e: ev.AdjudicationPacket) -> None:
 def adjudication_claimed(n: Notifier, e: ev.AdjudicationClaimed) -> None:
     g = n.game(e.game)
     context = {"kind": "received", "result": e.result, "due": e.due}
-    n.reply_in_game(g, n.player(e.player), "adjudication", context, "notice")
+    reply_in_game(n, g, n.player(e.player), "adjudication", context, "notice")
 
 
 def _to_you(decision: Phrase, g: Game, player: Player) -> Phrase:

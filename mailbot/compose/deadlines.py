@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from mailbot.compose.gamemail import captains_of, game_summary
+from mailbot.compose.messages import game_mail
 from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
 from mailbot.rules.notation import Notation
@@ -38,7 +39,8 @@ def repeated(n: Notifier, e: ev.Repeated) -> None:
     days = (p.repeat_after_days or 0) + p.repeat_transit_days
     board = board_of(g, stack=1)
     extra = {"X-Mailbot-Due": due.isoformat()}
-    n.game_mail(
+    game_mail(
+        n,
         g,
         template="repeat",
         language=language_for(silent),
@@ -57,7 +59,8 @@ def repeated(n: Notifier, e: ev.Repeated) -> None:
     )
     if not p.repeat_copies_director:
         return
-    n.game_mail(
+    game_mail(
+        n,
         g,
         template="repeat-copy",
         language=t.language,
@@ -85,7 +88,7 @@ def delay_noted(n: Notifier, e: ev.DelayNoted) -> None:
     player = n.player(e.player)
     opponent = g.black if player.id == g.white_id else g.white
     for recipient in (player, opponent):
-        n.game_mail(
+        game_mail(n,
             g,
             template="notice",
             language=language_for(recipient),

@@ -26,6 +26,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mailbot.compose.gamemail import game_summary
+from mailbot.compose.messages import mail
 from mailbot.compose.notices import long_date
 from mailbot.compose.notifier import Notifier, one_index
 from mailbot.compose.registry import tells
@@ -210,7 +211,7 @@ def digest_due(n: Notifier, e: ev.DigestDue) -> None:
     # the games with news first, the player's move first among them
     games.sort(key=lambda x: (x["line"] is None, not x["your_move"]))
     tz = ZoneInfo(me.tournament.timezone)
-    n.mail(
+    mail(n,
         template="digest",
         language=language_for(me),
         context={"recipient": me.name, "gender": me.gender, "games": games,
@@ -225,7 +226,8 @@ def digest_due(n: Notifier, e: ev.DigestDue) -> None:
 def director_digest_due(n: Notifier, e: ev.DirectorDigest) -> None:
     """The director's weekly view of the event: what needs watching."""
     t = n.tournaments([e.tournament])[0]
-    n.mail(
+    mail(
+        n,
         template="director-digest",
         language=t.language,
         context={"recipient": t.director_name, **director_digest(t, e.since, n.now)},

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mailbot.compose.messages import game_mail, reply_in_game, to_players
 from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
 from mailbot.store.record import language_for, profile_of
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 def leave_answered(n: Notifier, e: ev.LeaveAnswered) -> None:
     g = n.game(e.game)
     context = {"kind": e.kind, "start": e.start, "end": e.end, **e.details}
-    n.reply_in_game(g, n.player(e.player), "leave", context, "leave")
+    reply_in_game(n, g, n.player(e.player), "leave", context, "leave")
 
 
 @tells(ev.LeaveTaken)
@@ -33,7 +34,7 @@ def leave_taken(n: Notifier, e: ev.LeaveTaken) -> None:
     }
     for who in e.audience:
         address, name, language = audience[who]
-        n.game_mail(
+        game_mail(n,
             g,
             template="leave",
             language=language,
@@ -50,7 +51,7 @@ def leave_ended(n: Notifier, e: ev.LeaveEnded) -> None:
     g = n.game(e.game)
     player = n.player(e.player)
     opponent = g.black if player.id == g.white_id else g.white
-    n.to_players(
+    to_players(n,
         g, "leave", "leave",
         lambda p: {"kind": "ended", "player": player.name, "start": e.start,
                    "end": e.end, "yours": p.id == player.id},
@@ -62,7 +63,7 @@ def leave_ended(n: Notifier, e: ev.LeaveEnded) -> None:
 def extra_leave(n: Notifier, e: ev.ExtraLeave) -> None:
     g = n.game(e.game)
     player = n.player(e.player)
-    n.to_players(
+    to_players(n,
         g, "leave", "leave",
         lambda p: {"kind": "extra", "player": p.name, "days": e.days, "year": e.year,
                    "yours": True},

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 import chess
 
 from mailbot.compose.gamemail import game_summary, orientation
+from mailbot.compose.messages import director_notice, game_mail, notice
 from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
 from mailbot.rules import referee
@@ -78,7 +79,8 @@ def move_played(n: Notifier, e: ev.MovePlayed) -> None:
             context["reminders"] = [
                 referee.explain_reminder(r, language_for(mover)) for r in e.reminders
             ]
-        n.game_mail(
+        game_mail(
+            n,
             g,
             template=template,
             language=language_for(recipient),
@@ -129,7 +131,8 @@ def move_rejected(n: Notifier, e: ev.MoveRejected) -> None:
         else []
     )
     last = len(g.moves)
-    n.game_mail(
+    game_mail(
+        n,
         g,
         template="move-rejected",
         language=language_for(mover),
@@ -158,7 +161,7 @@ def move_rejected(n: Notifier, e: ev.MoveRejected) -> None:
 def incomplete(n: Notifier, e: ev.IncompleteRepeated) -> None:
     g = n.game(e.game)
     details = {"player": n.player(e.player).name, "count": e.count}
-    n.director_notice(g, "incomplete-reported", details)
+    director_notice(n, g, "incomplete-reported", details)
 
 
 @tells(ev.RejectionsRepeated)
@@ -172,7 +175,7 @@ def rejections(n: Notifier, e: ev.RejectionsRepeated) -> None:
         "count": e.count,
         "days": e.days,
     }
-    n.director_notice(g, "rejections-reported", details)
+    director_notice(n, g, "rejections-reported", details)
 
 
 @tells(ev.DrawOffered)
@@ -181,7 +184,8 @@ def draw_offered(n: Notifier, e: ev.DrawOffered) -> None:
     mover = n.player(e.by)
     opponent = g.black if mover.id == g.white_id else g.white
     for recipient, other, reply in ((opponent, mover, False), (mover, opponent, True)):
-        n.game_mail(
+        game_mail(
+            n,
             g,
             template="draw-offer",
             language=language_for(recipient),
@@ -201,8 +205,8 @@ def draw_declined(n: Notifier, e: ev.DrawDeclined) -> None:
     g = n.game(e.game)
     mover = n.player(e.by)
     opponent = g.black if mover.id == g.white_id else g.white
-    n.notice(g, opponent, "draw-declined", {"opponent": mover.name}, reply=False)
-    n.notice(g, mover, "you-declined", {"opponent": opponent.name}, reply=True)
+    notice(n, g, opponent, "draw-declined", {"opponent": mover.name}, reply=False)
+    notice(n, g, mover, "you-declined", {"opponent": opponent.name}, reply=True)
 
 
 @tells(ev.GameEnded)
@@ -229,7 +233,8 @@ def game_ended(n: Notifier, e: ev.GameEnded) -> None:
             if e.first_ply is not None and g.moves
             else None
         )
-        n.game_mail(
+        game_mail(
+            n,
             g,
             template="game-over",
             language=language,

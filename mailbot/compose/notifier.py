@@ -4,9 +4,10 @@ Whatever the desk, the sweep or the director's orders decided arrives here as
 :mod:`~mailbot.rules.events`; the teller of each event's family (``moves``,
 ``deadlines``, ``claims``, ``leave``, ``digests``, ``answers``, ``tournament``,
 ``orders``, ``trouble``, ``bounces``; see :mod:`~mailbot.compose.registry`)
-decides who hears of it, in which language and with which template, and the
-notifier queues the messages (in the caller's transaction) with the contract's
-subject and headers. No other module queues mail::
+decides who hears of it, in which language and with which template, and drafts
+the messages (:mod:`~mailbot.compose.messages`, with the contract's subject and
+headers); the notifier queues them in the caller's transaction. No other module
+queues mail::
 
     notifier = Notifier(session, sender, now, origin=origin)
     notifier.tell(MovePlayed(game=g.id, mover=p.id, first_ply=15))
@@ -22,20 +23,11 @@ from __future__ import annotations
 import dataclasses
 import datetime
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
-import chess
 from sqlalchemy.orm import Session
 
 from mailbot.compose.catalogue import say
-from mailbot.compose.drafts import PER_GAME, Draft, heading, last_mail_to
-from mailbot.compose.gamemail import (
-    captains_of,
-    game_headers,
-    game_subject,
-    game_summary,
-    orientation,
-)
+from mailbot.compose.drafts import PER_GAME, Draft, heading
 from mailbot.compose.notices import Renderer
 from mailbot.compose.registry import TELLERS
 from mailbot.mail.orderkeys import KEY_DAYS, new_key, reply_to
@@ -44,7 +36,6 @@ from mailbot.rules.phrase import Phrase
 from mailbot.store.models import Game, OrderKey, Outbox, Player, Tournament
 from mailbot.store.outbox import queue, recipients_tournaments
 from mailbot.store.queries import is_director
-from mailbot.store.record import color_of, language_for
 
 __all__ = ["Notifier", "Origin", "one_index", "tell_director_undeliverable"]
 
@@ -59,10 +50,6 @@ class Origin:
     inbound_id: int | None = None
     #: Whether the bot may still answer the sender today (asked once, when needed).
     may_answer: Callable[[], bool] = lambda: True
-
-
-#: The messages with one template per kind.
-_BY_KIND = frozenset({"notice", "leave", "adjudication"})
 
 
 def one_index(tournaments: Sequence[Tournament]) -> str | None:
@@ -215,7 +202,7 @@ class Notifier:
     def tournaments(self, ids: Iterable[int]) -> list[Tournament]:
         return [t for t in (self.session.get(Tournament, i) for i in ids) if t is not None]
 
-    def _answerable(self, to: Sequence[str]) -> list[str]:
+    def answerable(self, to: Sequence[str]) -> list[str]:
         """The recipients, without the origin's sender once the reply cap is reached."""
         origin = self.origin
         if origin is None or origin.address not in to or origin.may_answer():
@@ -224,193 +211,6 @@ class Notifier:
 
     def _inbound(self) -> int | None:
         return self.origin.inbound_id if self.origin else None
-
-    @staticmethod
-    def template(name: str, context: dict[str, Any]) -> str:
-        """The template of a message: ``notice``, ``leave`` and ``adjudication`` have one
-        per kind, ``templates/<language>/notice/<kind>.txt``."""
-        if name in _BY_KIND:
-            return f"{name}/{context['kind']}"
-        return name
-
-    def game_mail(
-        self,
-        g: Game,
-        *,
-        template: str,
-        language: str,
-        context: dict[str, Any],
-        to: Sequence[str],
-        event: str,
-        cc: Sequence[str] = (),
-        board: chess.Board | None = None,
-        orientation: chess.Color = chess.WHITE,
-        extra: dict[str, str] | None = None,
-        reply: bool = False,
-    ) -> None:
-        """Render one message about ``g``, to be queued at the end of :meth:`tell`.
-
-        A ``reply`` answers the origin message (its thread); any other message
-        continues the recipient's thread of the game.
-        """
-        to = self._answerable(to)
-        if not to:
-            return
-        if "gender" not in context:
-            # Bulgarian and Russian address a woman and a man in different words
-            reader = next((p for p in (g.white, g.black) if p.email == to[0]), None)
-            context = {**context, "gender": reader.gender if reader is not None else None}
-        rendered = self.renderer.render(
-            self.template(template, context),
-            language,
-            context,
-            board=board,
-            orientation=orientation,
-        )
-        origin = self.origin
-        replying = reply and origin is not None and origin.message_id is not None
-        headers = game_headers(g, event, reply=replying)
-        headers.update(extra or {})
-        if replying and origin is not None and origin.message_id is not None:
-            refs = [f"<{r}>" for r in origin.references if r != origin.message_id][-10:]
-            headers["In-Reply-To"] = f"<{origin.message_id}>"
-            headers["References"] = " ".join([*refs, f"<{origin.message_id}>"])
-        else:
-            thread = last_mail_to(self.session, g, to[0])
-            if thread is not None:
-                headers["In-Reply-To"] = f"<{thread}>"
-                headers["References"] = f"<{thread}>"
-        self._drafts.append(
-            Draft(
-                to=list(to),
-                cc=cc,
-                subject=game_subject(g, rendered.what),
-                rendered=rendered,
-                language=language,
-                event=event,
-                headers=headers,
-                game=g,
-            )
-        )
-
-    def mail(
-        self,
-        *,
-        template: str,
-        language: str,
-        context: dict[str, Any],
-        to: Sequence[str],
-        event: str,
-        index: str | None = None,
-        reply: bool = False,
-        extra: dict[str, str] | None = None,
-        queued: Callable[[Outbox], None] | None = None,
-    ) -> None:
-        """Render one message about no single game (``[INDEX] what``); ``queued`` is
-        called with its row once it is queued."""
-        to = self._answerable(to)
-        if not to:
-            return
-        rendered = self.renderer.render(self.template(template, context), language, context)
-        origin = self.origin
-        replying = reply and origin is not None
-        headers: dict[str, str] = {
-            "Auto-Submitted": "auto-replied" if replying else "auto-generated",
-            "X-Mailbot-Event": event,
-        }
-        headers.update(extra or {})
-        if replying and origin is not None and origin.message_id:
-            refs = [f"<{r}>" for r in origin.references if r != origin.message_id]
-            headers["In-Reply-To"] = f"<{origin.message_id}>"
-            headers["References"] = " ".join([*refs[-10:], f"<{origin.message_id}>"])
-        draft = Draft(
-            to=list(to),
-            subject=f"[{index}] {rendered.what}" if index else rendered.what,
-            rendered=rendered,
-            language=language,
-            event=event,
-            headers=headers,
-            queued=queued,
-        )
-        self._drafts.append(draft)
-
-    def director_notice(
-        self,
-        g: Game,
-        kind: str,
-        context: dict[str, Any],
-        *,
-        board: chess.Board | None = None,
-        extra: dict[str, str] | None = None,
-    ) -> None:
-        """A ``notice`` about ``g`` to its director, in the tournament's language; the
-        captains of the players' teams have a copy (art. 26)."""
-        t = g.tournament
-        self.game_mail(
-            g,
-            template="notice",
-            language=t.language,
-            context={"kind": kind, "recipient": t.director_name, "game": game_summary(g),
-                     **context},
-            to=[t.director_email],
-            cc=captains_of(g),
-            event="notice",
-            board=board,
-            extra=extra,
-        )  # fmt: skip
-
-    def to_players(
-        self,
-        g: Game,
-        template: str,
-        event: str,
-        context: Callable[[Player], dict[str, Any]],
-        players: Sequence[Player] | None = None,
-    ) -> None:
-        """The same message to each player (both, by default), in each one's language."""
-        for player in players if players is not None else (g.white, g.black):
-            self.game_mail(
-                g,
-                template=template,
-                language=language_for(player),
-                context={"recipient": player.name, **context(player)},
-                to=[player.email],
-                event=event,
-                orientation=orientation(g, player),
-            )
-
-    def notice(
-        self, g: Game, player: Player, kind: str, extra: dict[str, Any], *, reply: bool
-    ) -> None:
-        context: dict[str, Any] = {
-            "kind": kind,
-            "recipient": player.name,
-            "game": game_summary(g, player),
-        }
-        context.update(extra)
-        self.game_mail(
-            g,
-            template="notice",
-            language=language_for(player),
-            context=context,
-            to=[player.email],
-            event="notice",
-            reply=reply,
-        )
-
-    def reply_in_game(
-        self, g: Game, player: Player, template: str, context: dict[str, Any], event: str
-    ) -> None:
-        self.game_mail(
-            g,
-            template=template,
-            language=language_for(player),
-            context={"recipient": player.name, **context},
-            to=[player.email],
-            event=event,
-            orientation=color_of(g, player),
-            reply=True,
-        )
 
     def draft(self, d: Draft) -> None:
         """Keep ``d`` to be queued at the end of :meth:`tell`."""

@@ -8,6 +8,7 @@ import datetime
 from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
+from mailbot.compose.messages import mail
 from mailbot.compose.notifier import Notifier, one_index
 from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
@@ -19,7 +20,8 @@ def orders_done(n: Notifier, e: ev.OrdersDone) -> None:
     directed = n.tournaments(e.tournaments)
     t = directed[0]
     assert n.origin is not None
-    n.mail(
+    mail(
+        n,
         template="notice",
         language=t.language,
         context={"kind": "orders", "recipient": t.director_name, "lines": list(e.lines)},
@@ -42,7 +44,8 @@ def _hold_notice(
     t = directed[0]
     tz = ZoneInfo(t.timezone)
     done = e.carried_out if isinstance(e, ev.OrdersHeld) else None
-    n.mail(
+    mail(
+        n,
         template="notice",
         language=t.language,
         context={

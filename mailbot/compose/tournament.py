@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import chess
 
+from mailbot.compose.messages import mail, notice
 from mailbot.compose.registry import tells
 from mailbot.mail.intent import help_words
 from mailbot.rules import events as ev
@@ -41,7 +42,7 @@ def tournament_started(n: Notifier, e: ev.TournamentStarted) -> None:
         games_of.setdefault(g.black_id, []).append(g)
     for player in players:
         _start_mail(n, player, games_of[player.id])
-    n.mail(
+    mail(n,
         template="start-director",
         language=t.language,
         context={"recipient": t.director_name, "name": t.name, "rules": rules_in_force(t),
@@ -76,7 +77,7 @@ def _start_mail(
     ]
     language = language_for(player)
     example = write_move(chess.Board(), chess.Move.from_uci("g1f3"), notation_for(player))
-    n.mail(
+    mail(n,
         template="start",
         language=language,
         context={"recipient": player.name, "gender": player.gender, "name": t.name,
@@ -96,7 +97,7 @@ def player_changed(n: Notifier, e: ev.PlayerChanged) -> None:
     """The player hears of the new address or name; the opponents of a new name."""
     player = n.player(e.player)
     t = player.tournament
-    n.mail(
+    mail(n,
         template="notice",
         language=language_for(player),
         context={"kind": "roster-you", "change": e.change, "recipient": player.name,
@@ -112,7 +113,7 @@ def player_changed(n: Notifier, e: ev.PlayerChanged) -> None:
         if g.result is None and player in (g.white, g.black):
             opponent = g.black if g.white_id == player.id else g.white
             extra = {"before": e.before, "opponent": player.name}
-            n.notice(g, opponent, "opponent-renamed", extra, reply=False)
+            notice(n, g, opponent, "opponent-renamed", extra, reply=False)
 
 
 @tells(ev.PlayerReplaced)
@@ -125,9 +126,9 @@ def player_replaced(n: Notifier, e: ev.PlayerReplaced) -> None:
     for g in games:
         opponent = g.black if g.white_id == newcomer.id else g.white
         extra = {"before": old.name, "opponent": newcomer.name, "plain": e.plain}
-        n.notice(g, opponent, "opponent-replaced", extra, reply=False)
+        notice(n, g, opponent, "opponent-replaced", extra, reply=False)
     t = old.tournament
-    n.mail(
+    mail(n,
         template="notice",
         language=language_for(old),
         context={"kind": "replaced", "recipient": old.name, "gender": old.gender,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mailbot.compose.drafts import Draft
+from mailbot.compose.messages import template_of
 from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
 from mailbot.store.models import Game, InboundMessage, Outbox, Tournament
@@ -25,7 +26,7 @@ def _error_notice(
     game_id: int | None = None,
 ) -> None:
     """A ``notice`` about the bot's own trouble (event ``error``) to ``t``'s director."""
-    rendered = n.renderer.render(n.template("notice", context), t.language, context)
+    rendered = n.renderer.render(template_of("notice", context), t.language, context)
     n.draft(
         Draft(
             to=[t.director_email],
