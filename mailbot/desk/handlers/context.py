@@ -22,6 +22,7 @@ from mailbot.desk.work import Work
 from mailbot.mail.intent import Words, read_words
 from mailbot.mail.letters import Letter
 from mailbot.rules import events as ev
+from mailbot.rules import referee
 from mailbot.rules.notation import read_moves
 from mailbot.store.engine import recent
 from mailbot.store.models import Game, InboundMessage, Player, ReplyCount, Tournament
@@ -61,6 +62,9 @@ class Context(Work):
     mover: Player | None = None
     #: The folder of the Syzygy tables, if installed (claims by the tables).
     tablebases: str | None = None
+    #: The referee's verdict on the message's move, once asked
+    #: (:func:`~mailbot.desk.handlers.steps.judged`).
+    judgement: referee.Judgement | None = None
     _answering: bool | None = None
 
     @property

@@ -4,9 +4,9 @@ their games)."""
 from __future__ import annotations
 
 from mailbot.desk import petitions as requests
-from mailbot.desk.handlers import move
+from mailbot.desk.deadlines import play_stops_at
+from mailbot.desk.handlers import steps
 from mailbot.desk.handlers.context import Context
-from mailbot.desk.sweep import play_stops_at
 from mailbot.mail.intent import Word
 from mailbot.rules.phrase import Phrase
 from mailbot.store.models import Player
@@ -37,7 +37,7 @@ def claim(ctx: Context) -> None:
         and board.turn == color_of(g, mover)
         and ctx.inbound.internaldate < play_stops_at(g)
     )
-    if with_move and move.claim_with_move(ctx, move.judge(ctx, g, mover, board)):
+    if with_move and steps.claim_with_move(ctx, steps.judge(ctx, g, mover, board)):
         return
     requests.claim(req, g, rest, ctx.letter.body, ctx.tablebases)
 

@@ -1,0 +1,142 @@
+"""The desk's *trust* stage: which mail is let in to be routed, and which is ignored.
+
+Machine mail is ignored (a delivery report that names a row the bot sent is
+acted on first: :func:`delivery_report`); so is a From that names no one, or
+someone else too, and, under the policy, mail the receiving server does not
+vouch for (DMARC). Ignored mail is answered never.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from collections.abc import Sequence
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from mailbot.desk.handlers.context import Context
+from mailbot.desk.notes import short, storable
+from mailbot.mail import bounces, trust
+from mailbot.mail.letters import AutoKind
+from mailbot.rules import events as ev
+from mailbot.store.models import BOUNCES_MARKED, Outbox, Player
+from mailbot.store.outbox import bounce_of
+
+log = logging.getLogger("mailbot.desk.pipeline")
+
+#: The machine mail that may be a delivery report (never an auto-reply, a list's mail or
+#: the bot's own): only these are read for the failures they report.
+REPORT_KINDS = frozenset(
+    {AutoKind.DELIVERY_REPORT, AutoKind.MAILER_DAEMON, AutoKind.AUTO_SUBMITTED,
+     AutoKind.EMPTY_RETURN_PATH}
+)  # fmt: skip
+
+
+def trusted(ctx: Context, authserv_id: str | None, require_dmarc: bool) -> bool:
+    """Machine mail, a From that names no one (or someone else too), a DMARC failure:
+    ignored, and answered never."""
+    letter, inbound = ctx.letter, ctx.inbound
+    if letter.auto is not None:
+        if letter.auto in REPORT_KINDS and delivery_report(ctx):
+            return False
+        inbound.status, inbound.reason = "ignored", f"automatic mail: {letter.auto.value}"
+        return False
+    problem = trust.sender_problem(letter.senders, letter.from_fields)
+    if problem is None and not letter.from_addr:
+        problem = "no sender address"
+    if problem is None:
+        problem = authentication_refusal(ctx, authserv_id, require_dmarc)
+    if problem is not None:
+        inbound.status, inbound.reason = "ignored", problem
+        log.warning(
+            "ignored %s from %s: %s",
+            short(letter.message_id),
+            short(letter.from_addr),
+            problem,
+        )
+        return False
+    return True
+
+
+def delivery_report(ctx: Context) -> bool:
+    """Act on a delivery report that names a row the bot sent; False for machine
+    mail that reports no failure (ignored as automatic mail).
+
+    A permanent failure marks the row ``bounced`` and tells who must know
+    (:class:`~mailbot.rules.events.Bounced`); a temporary one is noted on the row and
+    told to nobody; a report that names no row the bot sent to that address,
+    or a row that bounced already, changes nothing.
+    """
+    inbound = ctx.inbound
+    report = bounces.read_report(inbound.raw)
+    if not report.failures:
+        return False
+    found = bounce_of(ctx.session, report)
+    row = found.row
+    machine = f"automatic mail: {ctx.letter.auto.value if ctx.letter.auto else 'report'}"
+    if row is None:
+        inbound.status = "ignored"
+        inbound.reason = f"{machine} (a delivery report {found.why}; nothing done)"
+        log.warning("ignored the delivery report %s: %s", short(inbound.message_id),
+                    found.why)  # fmt: skip
+        return True
+    permanent = [f for f in found.failures if f.permanent]
+    said = "; ".join(f"{f.address}: {f.reason or '?'}" for f in permanent or found.failures)
+    if row.status == "bounced":
+        inbound.status = "ignored"
+        inbound.reason = f"{machine} (about outbox {row.id}, which bounced already)"
+        return True
+    inbound.game_id = row.game_id
+    if not permanent:
+        row.last_error = storable(f"delayed: {said}")
+        inbound.reason = f"delivery delayed: outbox {row.id} ({said})"
+        return True
+    row.status, row.bounced_at, row.last_error = "bounced", ctx.now, storable(said)
+    marked = count_bounces(ctx.session, row, [f.address for f in permanent], ctx.now)
+    reasons = dict.fromkeys(f.reason for f in permanent if f.reason)
+    ctx.tell(
+        ev.Bounced(row.id, ", ".join(f.address for f in permanent), "; ".join(reasons), marked)
+    )
+    inbound.reason = f"delivery report: outbox {row.id} bounced ({said})"
+    log.warning("outbox %s bounced: %s", row.id, short(said, 300))
+    return True
+
+
+def count_bounces(
+    session: Session, row: Outbox, addresses: Sequence[str], now: datetime.datetime
+) -> tuple[int, ...]:
+    """Count a bounce on each player at ``addresses`` (of the row's tournament, if it is
+    about a game); the players whose address has now bounced
+    :data:`~mailbot.store.models.BOUNCES_MARKED` times or more."""
+    query = select(Player).where(Player.email.in_(addresses))
+    if row.game is not None:
+        query = query.where(Player.tournament_id == row.game.tournament_id)
+    marked = []
+    for player in session.scalars(query.order_by(Player.id)).all():
+        player.bounces += 1
+        player.bounced_at = now
+        if player.bounces >= BOUNCES_MARKED:
+            marked.append(player.id)
+    return tuple(marked)
+
+
+def authentication_refusal(
+    ctx: Context, authserv_id: str | None, require_dmarc: bool
+) -> str | None:
+    """Why the sender cannot be trusted under the policy (the receiving server
+    ``authserv_id`` and whether a DMARC pass is required), or None.
+
+    Sets ``ctx.authenticated`` when the receiving server vouches for the From.
+    """
+    if not authserv_id:
+        return None
+    letter = ctx.letter
+    domain = letter.from_addr.rpartition("@")[2]
+    verdict = trust.dmarc_verdict(letter.authentication_results, authserv_id, domain)
+    ctx.authenticated = verdict is trust.Dmarc.PASS
+    if verdict is trust.Dmarc.FAIL:
+        return "DMARC failed"
+    if require_dmarc and verdict is not trust.Dmarc.PASS:
+        return "no DMARC pass from the receiving server"
+    return None

@@ -1,0 +1,99 @@
+"""A batch's claim on its messages' rows, so that two workers never handle one message.
+
+A batch claims the rows that were ``new`` when it began (:func:`claim`)
+before it reads a game, so a second worker on PostgreSQL waits for the first
+and then finds the messages handled (:class:`BatchTaken`). On SQLite, which
+has one worker and one write lock for the whole database, the claim comes with
+the batch's first write (:data:`CLAIM` in the session's ``info``), and under
+that lock the new rows are numbered by the desk (:func:`number_new_rows`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import event, false, func, inspect, select, update
+from sqlalchemy.orm import Session
+
+from mailbot.store.models import InboundMessage
+
+#: The session's ``info`` key of the rows a batch claims at its first write (SQLite).
+CLAIM = "mailbot.claim"
+
+_LOCKED = "mailbot.locked"
+
+
+class BatchTaken(RuntimeError):
+    """Another worker handled messages of a batch while this one did: it is rolled back."""
+
+
+def claim(session: Session, ids: Iterable[int]) -> None:
+    """Take the rows ``ids`` (``new`` when the batch began) as this batch's:
+    :class:`BatchTaken` if another worker has handled one meanwhile.
+
+    It locks the rows (on SQLite the whole database), so it waits for
+    any transaction holding them and then sees them handled.
+    """
+    wanted = sorted(set(ids))
+    if not wanted:
+        return
+    claimed = session.connection().execute(
+        update(InboundMessage)
+        .where(InboundMessage.id.in_(wanted), InboundMessage.status == "new")
+        .values(attempts=InboundMessage.attempts)
+    )
+    if claimed.rowcount != len(wanted):
+        raise BatchTaken(f"{len(wanted) - claimed.rowcount} of the batch's messages")
+
+
+def _claim_before_writing(session: Session, *args: Any) -> None:
+    """Before a batch's first write on SQLite: its claim (:func:`claim`); and
+    before each write once it holds the write lock, the new rows' ids."""
+    ids = session.info.pop(CLAIM, None)
+    if ids:
+        claim(session, ids)
+        session.info[_LOCKED] = True
+    if session.info.get(_LOCKED):
+        number_new_rows(session)
+
+
+def hold_write_lock(session: Session) -> None:
+    """Take SQLite's write lock now (a write that changes nothing), to write at once."""
+    session.connection().execute(update(InboundMessage).where(false()).values(id=InboundMessage.id))
+    session.info[_LOCKED] = True
+
+
+def _unlocked(session: Session, *args: Any) -> None:
+    session.info.pop(_LOCKED, None)
+
+
+event.listen(Session, "before_flush", _claim_before_writing)
+event.listen(Session, "after_commit", _unlocked)
+event.listen(Session, "after_soft_rollback", _unlocked)
+
+
+def number_new_rows(session: Session) -> None:
+    """Give the new rows their ids, in the order they were added, after the highest
+    of their table: the database then takes each table's rows in one statement
+    instead of one statement a row (for which SQLite would return each id).
+
+    Only under SQLite's write lock, which no other writer can then insert past.
+    """
+    new: dict[Any, list[Any]] = {}
+    for obj in session.new:
+        state = inspect(obj)
+        (column,) = state.mapper.primary_key
+        key = state.mapper.get_property_by_column(column).key
+        if getattr(obj, key) is None:
+            new.setdefault(column, []).append((state.insert_order, key, obj))
+    connection = session.connection()
+    for column, rows in new.items():
+        top = connection.execute(select(func.max(column))).scalar() or 0
+        for number, (_order, key, obj) in enumerate(sorted(rows, key=lambda r: r[0]), top + 1):
+            setattr(obj, key, number)
+
+
+def single_writer(session: Session) -> bool:
+    """Whether the database takes one writer at a time (SQLite), not row locks."""
+    return session.get_bind().dialect.name == "sqlite"
