@@ -370,8 +370,7 @@ def _deliver(
     stopping: Callable[[], bool],
     bounce_address: str | None = None,
 ) -> tuple[Delivery, bool]:
-    sent = deferred = failed = 0
-    broken = 0  # messages in a row whose sending broke off midway
+    tally = _Tally()
     for start in range(0, len(ids), MARKS):
         if stopping():
             break
@@ -385,59 +384,102 @@ def _deliver(
             for row in rows:
                 if stopping():
                     break
-                if row.verp_check is None:
-                    row.verp_check = new_check()
-                try:
-                    refused = postman.send(
-                        functools.partial(_compose, row, postman.settings.sender),
-                        functools.partial(envelope, row),
-                        envelope_from=return_path(
-                            bounce_address or postman.settings.sender, row.id, row.verp_check
-                        ),
-                    )
-                except (AddressError, SendError) as exc:
-                    unreachable = isinstance(exc, SendError) and exc.unreachable
-                    midway = isinstance(exc, SendError) and exc.midway
-                    permanent = isinstance(exc, AddressError) or (
-                        isinstance(exc, SendError) and exc.permanent
-                    )
-                    row.last_error = _one_line(str(exc))[:2000]
-                    if unreachable:
-                        # the server's fault, not this message's: no attempt is counted
-                        log.warning("outbox: %s; the mail waits", exc)
-                        return Delivery(sent, deferred, failed), False
-                    row.attempts += 1
-                    broken = broken + 1 if midway else 0
-                    if broken >= 2:
-                        # twice in a row: the server, not the messages; they wait
-                        row.next_attempt_at = now + backoff(row.attempts)
-                        postman.pause()
-                        log.warning("outbox: %s, twice in a row; the mail waits", exc)
-                        return Delivery(sent, deferred + 1, failed), False
-                    if permanent or row.attempts >= MAX_ATTEMPTS:
-                        _give_up(session, row, now, on_give_up)
-                        failed += 1
-                    else:
-                        row.next_attempt_at = now + backoff(row.attempts)
-                        deferred += 1
-                        log.warning("outbox %s to %s deferred: %s", row.id, _to(row), exc)
-                    continue
-                except Exception as exc:  # composing failed: this row's fault, not the others'
-                    row.attempts += 1
-                    row.last_error = _one_line(f"{type(exc).__name__}: {exc}")[:2000]
-                    _give_up(session, row, now, on_give_up)
-                    failed += 1
-                    continue
-                broken = 0
-                row.status = "sent"
-                row.sent_at = now
-                row.attempts += 1
-                if refused:
-                    row.last_error = _one_line(f"refused: {refused}")[:2000]
-                    log.warning("outbox %s: some recipients refused: %s", row.id, refused)
-                log.info("sent %s to %s: %s", row.event, _to(row), _one_line(row.subject)[:120])
-                sent += 1
-    return Delivery(sent, deferred, failed), True
+                if not _send(session, row, postman, now, tally, on_give_up, bounce_address):
+                    return tally.delivery(), False
+    return tally.delivery(), True
+
+
+@dataclasses.dataclass
+class _Tally:
+    """What one delivery has done so far."""
+
+    sent: int = 0
+    deferred: int = 0
+    failed: int = 0
+    #: Messages in a row whose sending broke off midway.
+    broken: int = 0
+
+    def delivery(self) -> Delivery:
+        return Delivery(self.sent, self.deferred, self.failed)
+
+
+def _send(
+    session: Session,
+    row: Outbox,
+    postman: Postman,
+    now: datetime.datetime,
+    tally: _Tally,
+    on_give_up: GiveUp | None,
+    bounce_address: str | None,
+) -> bool:
+    """Send one message of the outbox and record how it went; False: the server is
+    away (or broke off twice in a row), and the mail waits."""
+    if row.verp_check is None:
+        row.verp_check = new_check()
+    try:
+        refused = postman.send(
+            functools.partial(_compose, row, postman.settings.sender),
+            functools.partial(envelope, row),
+            envelope_from=return_path(
+                bounce_address or postman.settings.sender, row.id, row.verp_check
+            ),
+        )
+    except (AddressError, SendError) as exc:
+        return _not_sent(session, row, exc, postman, now, tally, on_give_up)
+    except Exception as exc:  # composing failed: this row's fault, not the others'
+        row.attempts += 1
+        row.last_error = _one_line(f"{type(exc).__name__}: {exc}")[:2000]
+        _give_up(session, row, now, on_give_up)
+        tally.failed += 1
+        return True
+    tally.broken = 0
+    row.status = "sent"
+    row.sent_at = now
+    row.attempts += 1
+    if refused:
+        row.last_error = _one_line(f"refused: {refused}")[:2000]
+        log.warning("outbox %s: some recipients refused: %s", row.id, refused)
+    log.info("sent %s to %s: %s", row.event, _to(row), _one_line(row.subject)[:120])
+    tally.sent += 1
+    return True
+
+
+def _not_sent(
+    session: Session,
+    row: Outbox,
+    exc: AddressError | SendError,
+    postman: Postman,
+    now: datetime.datetime,
+    tally: _Tally,
+    on_give_up: GiveUp | None,
+) -> bool:
+    """Record a message the server did not take: deferred, given up, or (False) waiting
+    with the rest because the server is away or broke off twice in a row."""
+    unreachable = isinstance(exc, SendError) and exc.unreachable
+    midway = isinstance(exc, SendError) and exc.midway
+    permanent = isinstance(exc, AddressError) or (isinstance(exc, SendError) and exc.permanent)
+    row.last_error = _one_line(str(exc))[:2000]
+    if unreachable:
+        # the server's fault, not this message's: no attempt is counted
+        log.warning("outbox: %s; the mail waits", exc)
+        return False
+    row.attempts += 1
+    tally.broken = tally.broken + 1 if midway else 0
+    if tally.broken >= 2:
+        # twice in a row: the server, not the messages; they wait
+        row.next_attempt_at = now + backoff(row.attempts)
+        postman.pause()
+        log.warning("outbox: %s, twice in a row; the mail waits", exc)
+        tally.deferred += 1
+        return False
+    if permanent or row.attempts >= MAX_ATTEMPTS:
+        _give_up(session, row, now, on_give_up)
+        tally.failed += 1
+    else:
+        row.next_attempt_at = now + backoff(row.attempts)
+        tally.deferred += 1
+        log.warning("outbox %s to %s deferred: %s", row.id, _to(row), exc)
+    return True
 
 
 def _to(row: Outbox) -> str:
