@@ -87,10 +87,21 @@ def mark_changed_games(session: Session, flush_context: Any, instances: Any) -> 
     ...     g.due_at == RECHECK
     True
     """
+    new, deleted = session.new, session.deleted  # each a fresh set: read once
+    games, players, tournaments = _touched(session, new, deleted)
+    for g in games:
+        if g not in deleted and g.result is None:
+            g.due_at = RECHECK
+    if players or tournaments:
+        _recheck_games_of(session, players, tournaments)
+
+
+def _touched(session: Session, new: Any, deleted: Any) -> tuple[list[Game], set[int], set[int]]:
+    """What the flush changes that may move a deadline: the games, and the ids of the
+    players and the tournaments whose unfinished games are all due again."""
     games: list[Game] = []
     players: set[int] = set()
     tournaments: set[int] = set()
-    new, deleted = session.new, session.deleted  # each a fresh set: read once
     for obj in (*new, *session.dirty, *deleted):
         if isinstance(obj, (InboundMessage, Outbox)):
             continue
@@ -114,23 +125,24 @@ def mark_changed_games(session: Session, flush_context: Any, instances: Any) -> 
                 game = session.get(Game, obj.game_id)
             if game is not None:
                 games.append(game)
-    for g in games:
-        if g not in deleted and g.result is None:
-            g.due_at = RECHECK
-    if players or tournaments:
-        session.execute(
-            update(Game)
-            .where(
-                Game.result.is_(None),
-                or_(
-                    Game.white_id.in_(players),
-                    Game.black_id.in_(players),
-                    Game.tournament_id.in_(tournaments),
-                ),
-            )
-            .values(due_at=RECHECK)
-            .execution_options(synchronize_session=False)
+    return games, players, tournaments
+
+
+def _recheck_games_of(session: Session, players: set[int], tournaments: set[int]) -> None:
+    """Every unfinished game of these players and tournaments is due again."""
+    session.execute(
+        update(Game)
+        .where(
+            Game.result.is_(None),
+            or_(
+                Game.white_id.in_(players),
+                Game.black_id.in_(players),
+                Game.tournament_id.in_(tournaments),
+            ),
         )
+        .values(due_at=RECHECK)
+        .execution_options(synchronize_session=False)
+    )
 
 
 event.listen(Session, "before_flush", mark_changed_games)
