@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from sqlalchemy import (
     func,
@@ -17,7 +17,7 @@ from sqlalchemy.orm import (
     selectinload,
 )
 
-from mailbot.store.engine import held_back, pending, recent
+from mailbot.store.engine import Recent, held_back, pending, recent
 from mailbot.store.models import (
     _WRITING_FROM,
     LATEST_MAIL,
@@ -104,10 +104,6 @@ def prefetch_games(session: Session, tags: Iterable[str]) -> list[Game]:
             wanted.add((index, int(number)))
     if not wanted:
         return []
-    player_options = (
-        selectinload(Player.addresses),
-        selectinload(Player.leaves).selectinload(Leave.cancellations),
-    )
     found = session.scalars(
         select(Game)
         .join(Tournament)
@@ -119,41 +115,55 @@ def prefetch_games(session: Session, tags: Iterable[str]) -> list[Game]:
         )
     )
     games = list(found.all())
-    # both players of every game in one query (``white`` and ``black`` then come
-    # from the session, without a query)
-    players = {g.white_id for g in games} | {g.black_id for g in games}
     memo = recent(session)
-    if players:
-        # held with the batch: the session keeps only weak references
-        memo.held.extend(
-            session.scalars(
-                select(Player).where(Player.id.in_(sorted(players))).options(*player_options)
-            ).all()
-        )
+    _prefetch_players(session, games, memo)
     memo.games.update(((g.tournament.index, g.number), g) for g in games)
     if games:
-        latest = (
-            select(
-                Outbox.game_id,
-                Outbox.message_id,
-                Outbox.to_addrs,
-                func.row_number()
-                .over(partition_by=Outbox.game_id, order_by=Outbox.id.desc())
-                .label("age"),
-            )
-            .where(Outbox.game_id.in_([g.id for g in games]))
-            .subquery()
-        )
-        threads: dict[int, list[tuple[str, list[str]]]] = {g.id: [] for g in games}
-        rows = session.execute(
-            select(latest.c.game_id, latest.c.message_id, latest.c.to_addrs)
-            .where(latest.c.age <= LATEST_MAIL)
-            .order_by(latest.c.game_id, latest.c.age)
-        )
-        for game_id, message_id, to in rows:
-            threads[game_id].append((message_id, to))
-        memo.threads.update(threads)
+        memo.threads.update(_latest_mail(session, games))
     return games
+
+
+def _prefetch_players(session: Session, games: Sequence[Game], memo: Recent) -> None:
+    """Both players of every game in one query (``white`` and ``black`` then come from
+    the session, without a query), with their other addresses and leave."""
+    players = {g.white_id for g in games} | {g.black_id for g in games}
+    if not players:
+        return
+    player_options = (
+        selectinload(Player.addresses),
+        selectinload(Player.leaves).selectinload(Leave.cancellations),
+    )
+    # held with the batch: the session keeps only weak references
+    memo.held.extend(
+        session.scalars(
+            select(Player).where(Player.id.in_(sorted(players))).options(*player_options)
+        ).all()
+    )
+
+
+def _latest_mail(session: Session, games: Sequence[Game]) -> dict[int, list[tuple[str, list[str]]]]:
+    """For each game, the Message-ID and recipients of its latest mails, newest first."""
+    latest = (
+        select(
+            Outbox.game_id,
+            Outbox.message_id,
+            Outbox.to_addrs,
+            func.row_number()
+            .over(partition_by=Outbox.game_id, order_by=Outbox.id.desc())
+            .label("age"),
+        )
+        .where(Outbox.game_id.in_([g.id for g in games]))
+        .subquery()
+    )
+    threads: dict[int, list[tuple[str, list[str]]]] = {g.id: [] for g in games}
+    rows = session.execute(
+        select(latest.c.game_id, latest.c.message_id, latest.c.to_addrs)
+        .where(latest.c.age <= LATEST_MAIL)
+        .order_by(latest.c.game_id, latest.c.age)
+    )
+    for game_id, message_id, to in rows:
+        threads[game_id].append((message_id, to))
+    return threads
 
 
 def prefetch_senders(session: Session, addresses: Iterable[str], day: datetime.date) -> None:
