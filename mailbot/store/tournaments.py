@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Mapping
 
 from sqlalchemy import (
     func,
@@ -67,6 +68,26 @@ def import_start_list(
         director_email=start_list.director.email,
         created_at=now,
     )
+    teams = _add_teams(tournament, start_list)
+    players = _add_players(tournament, start_list, teams)
+    for pairing in start_list.games:
+        tournament.games.append(
+            Game(
+                number=pairing.number,
+                white=players[pairing.white],
+                black=players[pairing.black],
+                round=pairing.round,
+                board=pairing.board,
+                created_at=now,
+            )
+        )
+    session.add(tournament)
+    session.flush()
+    return tournament
+
+
+def _add_teams(tournament: Tournament, start_list: StartList) -> dict[str, Team]:
+    """The start list's teams, added to ``tournament``, by their ids."""
     teams: dict[str, Team] = {}
     for team_entry in start_list.teams:
         team = Team(
@@ -77,6 +98,13 @@ def import_start_list(
         )
         teams[team_entry.id] = team
         tournament.teams.append(team)
+    return teams
+
+
+def _add_players(
+    tournament: Tournament, start_list: StartList, teams: Mapping[str, Team]
+) -> dict[str, Player]:
+    """The start list's players, added to ``tournament``, by their start-list keys."""
     players: dict[str, Player] = {}
     for entry in start_list.players:
         player = Player(
@@ -95,20 +123,7 @@ def import_start_list(
         )
         players[entry.id] = player
         tournament.players.append(player)
-    for pairing in start_list.games:
-        tournament.games.append(
-            Game(
-                number=pairing.number,
-                white=players[pairing.white],
-                black=players[pairing.black],
-                round=pairing.round,
-                board=pairing.board,
-                created_at=now,
-            )
-        )
-    session.add(tournament)
-    session.flush()
-    return tournament
+    return players
 
 
 def delete_tournament(session: Session, index: str) -> int:
