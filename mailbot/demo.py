@@ -152,6 +152,45 @@ def _body(message: EmailMessage) -> str:
     return str(part.get_content()) if part is not None else ""
 
 
+def _letter(
+    n: int,
+    name: str,
+    address: str,
+    moment: datetime.datetime,
+    text: str,
+    last_from_bot: dict[str, str],
+) -> EmailMessage:
+    """The ``n``-th letter of the script, a reply to the bot's last mail to its writer."""
+    msg = EmailMessage()
+    msg["From"] = f"{name} <{address}>"
+    msg["To"] = BOT
+    msg["Subject"] = "Re: [DEMO-1/1] move" if n > 1 else "[DEMO-1/1] first move"
+    msg["Date"] = email.utils.format_datetime(moment)
+    msg["Message-ID"] = f"<demo-{n}@{address.split('@')[1]}>"
+    if address in last_from_bot:
+        msg["In-Reply-To"] = last_from_bot[address]
+    msg.set_content(text)
+    return msg
+
+
+def _tell_reply(
+    reply: EmailMessage, last_from_bot: dict[str, str], out: Callable[[str], None]
+) -> None:
+    """Show one of the bot's answers: to whom, its subject and headers, its move line."""
+    to = email.utils.parseaddr(str(reply["To"]))[1]
+    last_from_bot[to] = str(reply["Message-ID"])
+    out(
+        f"           arbiter -> {to}: {reply['Subject']}"
+        f"  [{reply['X-Mailbot-Event']}; time {reply['X-Mailbot-Time']}"
+        + (f"; penalty {reply['X-Mailbot-Penalty']}" if reply["X-Mailbot-Penalty"] else "")
+        + "]"
+    )
+    for line in _body(reply).splitlines():
+        if " = " in line and ";" in line:
+            out(f"             {line.strip()}")
+            break
+
+
 def run_demo(out: Callable[[str], None] = print) -> DemoResult:
     """Play the demo game; ``out`` gets the conversation line by line."""
     from mailbot.store.models import Game
@@ -188,15 +227,7 @@ def run_demo(out: Callable[[str], None] = print) -> DemoResult:
             for n, (who, days, text) in enumerate(SCRIPT, 1):
                 moment += datetime.timedelta(days=days, hours=1)
                 player = names[who]
-                msg = EmailMessage()
-                msg["From"] = f"{player.name} <{player.email}>"
-                msg["To"] = BOT
-                msg["Subject"] = "Re: [DEMO-1/1] move" if n > 1 else "[DEMO-1/1] first move"
-                msg["Date"] = email.utils.format_datetime(moment)
-                msg["Message-ID"] = f"<demo-{n}@{player.email.split('@')[1]}>"
-                if player.email in last_from_bot:
-                    msg["In-Reply-To"] = last_from_bot[player.email]
-                msg.set_content(text)
+                msg = _letter(n, player.name, player.email, moment, text, last_from_bot)
                 imap.append("INBOX", msg.as_bytes(), msg_time=moment)
                 first_line = " / ".join(line for line in text.splitlines() if line.strip())
                 out(f"{moment:%d.%m.%Y} {player.name} -> arbiter: {first_line}")
@@ -205,22 +236,7 @@ def run_demo(out: Callable[[str], None] = print) -> DemoResult:
                     fresh = sink.messages[seen:]
                     seen = len(sink.messages)
                 for reply in fresh:
-                    to = email.utils.parseaddr(str(reply["To"]))[1]
-                    last_from_bot[to] = str(reply["Message-ID"])
-                    out(
-                        f"           arbiter -> {to}: {reply['Subject']}"
-                        f"  [{reply['X-Mailbot-Event']}; time {reply['X-Mailbot-Time']}"
-                        + (
-                            f"; penalty {reply['X-Mailbot-Penalty']}"
-                            if reply["X-Mailbot-Penalty"]
-                            else ""
-                        )
-                        + "]"
-                    )
-                    for line in _body(reply).splitlines():
-                        if " = " in line and ";" in line:
-                            out(f"             {line.strip()}")
-                            break
+                    _tell_reply(reply, last_from_bot, out)
             imap.logout()
             with sessions() as session:
                 game = session.query(Game).one()
