@@ -6,7 +6,6 @@ import functools
 from typing import Any
 
 from sqlalchemy import (
-    event,
     inspect,
     or_,
     update,
@@ -143,6 +142,3 @@ def _recheck_games_of(session: Session, players: set[int], tournaments: set[int]
         .values(due_at=RECHECK)
         .execution_options(synchronize_session=False)
     )
-
-
-event.listen(Session, "before_flush", mark_changed_games)

@@ -23,6 +23,7 @@ from sqlalchemy.orm import (
     sessionmaker,
 )
 
+from mailbot.store.changes import mark_changed_games
 from mailbot.store.models import (
     _RECENT,
     Base,
@@ -158,6 +159,10 @@ def _forget_recent(session: Session, *args: Any) -> None:
     session.info.pop(_RECENT, None)
 
 
+#: Every session of the bot: the games a flush may move are marked due first
+#: (mailbot.store.changes), then the caches of this module are kept true. The
+#: listeners are wired here, where sessions are made, so that no session misses one.
+event.listen(Session, "before_flush", mark_changed_games)
 event.listen(Session, "after_commit", _forget_recent)
 event.listen(Session, "after_soft_rollback", _forget_recent)
 
