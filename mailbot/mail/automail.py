@@ -112,6 +112,7 @@ def auto_kind(
     body: str,
     own_addresses: Collection[str],
 ) -> AutoKind | None:
+    """Why the message must not be answered (the first in :class:`AutoKind` order), or None."""
     own = {without_tag(normal_address(a)) for a in own_addresses}
     if "x-mailbot-event" in headers or any(_own(a, own) for _, a in senders):
         return AutoKind.OWN_MAIL

@@ -188,6 +188,7 @@ def _guess(data: bytes) -> tuple[str, bool]:
 
 
 def tidy(text: str) -> str:
+    """Line ends made ``\n``, a leading byte-order mark dropped."""
     return text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
 
 

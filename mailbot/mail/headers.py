@@ -34,10 +34,12 @@ _RE_ANGLE_ID = re.compile(r"<([^<>]*)>")
 
 
 def unfold(value: str) -> str:
+    """A header value on one line: the folding (CRLF before blanks) removed."""
     return _RE_FOLD.sub("", value).strip("\r\n")
 
 
 def squash_space(text: str) -> str:
+    """Every run of white space one space, none at the ends."""
     return RE_SPACE.sub(" ", text).strip()
 
 
@@ -141,6 +143,7 @@ def _id_text(value: str) -> str:
 
 
 def message_id_list(value: str) -> tuple[str, ...]:
+    """The message ids of ``In-Reply-To`` or ``References``, each once, in order."""
     found = [RE_SPACE.sub("", m) for m in _RE_ANGLE_ID.findall(value)]
     found = [m for m in found if m]
     if not found:
@@ -149,6 +152,7 @@ def message_id_list(value: str) -> tuple[str, ...]:
 
 
 def normal_message_id(value: str | None) -> str | None:
+    """A ``Message-ID`` without its brackets and spaces, storable; None when empty."""
     if value is None:
         return None
     ids = message_id_list(value)

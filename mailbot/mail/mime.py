@@ -34,6 +34,8 @@ _RE_META_CHARSET = re.compile(rb"""<meta[^>]*charset\s*=\s*["']?\s*([\w.:\-]+)""
 
 @dataclasses.dataclass
 class Piece:
+    """One text part: its text with quotes marked, without them, and whether garbled."""
+
     full: str
     unquoted: str
     garbled: bool
@@ -47,6 +49,7 @@ def _header(part: Message, name: str) -> str | None:
 
 
 def content_type_of(part: Message) -> str:
+    """The part's content type; ``text/plain`` when it cannot be read."""
     try:
         return part.get_content_type()
     except Exception:

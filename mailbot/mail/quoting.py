@@ -102,6 +102,7 @@ def _attribution_span(lines: list[str], i: int) -> int:
 
 
 def squeeze_blank_lines(lines: Iterable[str]) -> str:
+    """The lines joined, runs of blank lines made one, none at the start or end."""
     out: list[str] = []
     for line in lines:
         if line or (out and out[-1]):

@@ -2,7 +2,7 @@
 
 A :class:`Judgement` carries a :class:`Verdict` (docs/rules.md 3.2), the
 move, a stable reason code with the values that fill its text, and the
-:class:`Reminder` s that do not stop the move. The texts are kept here in
+reminders (:class:`Reminder`) that do not stop the move. The texts are kept here in
 English, Bulgarian and Russian.
 
     >>> judgement_of(Verdict.NO_MOVE, "no-move", {}).reason_code
@@ -288,6 +288,8 @@ _VALUES: dict[str, dict[str, dict[str, str]]] = {
 def render_text(
     table: Mapping[str, Mapping[str, str]], code: str, details: Mapping[str, str], language: str
 ) -> str | None:
+    """The text of ``code`` in ``table`` for ``language`` (else English), its values filled in;
+    None when the table has no such text or the values do not fit."""
     language = language if language in table else "en"
     template = table[language].get(code)
     if template is None:
@@ -317,6 +319,7 @@ def judgement_of(
     conditional: Sequence[chess.Move] = (),
     written: str | None = None,
 ) -> Judgement:
+    """The judgement with the English reason of ``code``, its values in ``details``."""
     reason = render_text(REASONS, code, details, "en")
     assert reason is not None, (code, details)
     return Judgement(
@@ -333,6 +336,7 @@ def judgement_of(
 
 
 def reminder_of(code: str, details: Mapping[str, str]) -> Reminder:
+    """The reminder with the English text of ``code``, its values in ``details``."""
     text = render_text(REMINDERS, code, details, "en")
     assert text is not None, (code, details)
     return Reminder(code, text, _frozen(details))
