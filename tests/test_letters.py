@@ -14,10 +14,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mailbot.mail.automail import AutoKind
 from mailbot.mail.charsets import decode_text
 from mailbot.mail.headers import decode_header, game_tag, subject_core
 from mailbot.mail.htmltext import html_to_text
-from mailbot.mail.letters import AutoKind, Letter, is_machine_mail, read_letter
+from mailbot.mail.letters import Letter, is_machine_mail, read_letter
 from mailbot.mail.quoting import new_text
 
 CORPUS = pathlib.Path(__file__).parent / "corpus"

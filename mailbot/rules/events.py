@@ -23,7 +23,7 @@ import enum
 from collections.abc import Mapping
 from typing import Any
 
-from mailbot.rules import referee, tablebase
+from mailbot.rules import tablebase, verdicts
 from mailbot.rules.game import GameEnd
 from mailbot.rules.phrase import Phrase
 
@@ -87,7 +87,7 @@ class MovePlayed(Event):
     first_ply: int
     automatic: tuple[int, ...] = ()
     draw_offered: bool = False
-    reminders: tuple[referee.Reminder, ...] = ()
+    reminders: tuple[verdicts.Reminder, ...] = ()
     #: The mover's own conditional line still standing, in UCI.
     conditional: tuple[str, ...] = ()
     #: What the mover wrote beside the move (a greeting, a comment), for the opponent.
@@ -100,7 +100,7 @@ class MoveRejected(Event):
 
     game: int
     mover: int
-    judgement: referee.Judgement
+    judgement: verdicts.Judgement
     penalty: int
 
 
