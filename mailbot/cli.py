@@ -22,8 +22,18 @@ from pathlib import Path
 from typing import TextIO
 
 from mailbot import __version__
-from mailbot.commands import backup, demo, desk, health, oauth, outbox, publish, quarantine, store
-from mailbot.commands.command import PROGRAM, Command, Context, UsageError
+from mailbot.commands import (
+    backups,
+    demonstration,
+    logins,
+    monitoring,
+    reports,
+    running,
+    sending,
+    setaside,
+    setup,
+)
+from mailbot.commands.command import PROGRAM, CommandContext, Subcommand, UsageError
 from mailbot.config import Config, ConfigError, load_config
 from mailbot.logs import logging_for_command
 from mailbot.store.engine import describe_url
@@ -31,16 +41,16 @@ from mailbot.store.engine import describe_url
 log = logging.getLogger("mailbot")
 
 #: Every command, in the order ``--help`` lists them.
-COMMANDS: tuple[Command, ...] = (
-    *store.COMMANDS,
-    *desk.COMMANDS,
-    *publish.COMMANDS,
-    *outbox.COMMANDS,
-    *quarantine.COMMANDS,
-    *health.COMMANDS,
-    *oauth.COMMANDS,
-    *backup.COMMANDS,
-    *demo.COMMANDS,
+COMMANDS: tuple[Subcommand, ...] = (
+    *setup.COMMANDS,
+    *running.COMMANDS,
+    *reports.COMMANDS,
+    *sending.COMMANDS,
+    *setaside.COMMANDS,
+    *monitoring.COMMANDS,
+    *logins.COMMANDS,
+    *backups.COMMANDS,
+    *demonstration.COMMANDS,
 )
 
 
@@ -123,7 +133,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
         given = f" {' '.join(argv if argv is not None else sys.argv[1:])} "
         bad = next((c.bad_usage for c in COMMANDS if f" {' '.join(c.words)} " in given), 2)
         return bad if code == 2 else code
-    cmd: Command = args._command
+    cmd: Subcommand = args._command
     path = config_path(args.config, os.environ)
     with logging_for_command() as logs:
         try:
@@ -142,7 +152,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
                     raise UsageError(
                         f"{path}: log_file: cannot write {config.log_file} ({exc.strerror})"
                     ) from None
-            return cmd.run(Context(path, config, out), args)
+            return cmd.run(CommandContext(path, config, out), args)
         except UsageError as exc:
             for line in str(exc).splitlines():
                 print(f"{PROGRAM}: {line}", file=sys.stderr)

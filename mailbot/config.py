@@ -53,12 +53,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from mailbot.mail.settings import Auth, Mechanism, OAuth2Config, Provider, Security
+from mailbot.rules.errors import SetupError
 
 E = TypeVar("E", bound=enum.Enum)
 T = TypeVar("T")
 
 
-class ConfigError(ValueError):
+class ConfigError(SetupError, ValueError):
     """The configuration is not valid; ``path`` names the key (``imap.port``), or is empty."""
 
     def __init__(self, path: str, message: str) -> None:

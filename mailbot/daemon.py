@@ -49,7 +49,8 @@ from mailbot.mail.oauth import TokenRevoked
 from mailbot.mail.postman import Postman
 from mailbot.metrics import Served, serve
 from mailbot.service import Service
-from mailbot.store.models import Game, Move, Notice, Outbox, Tournament
+from mailbot.store.ledger import note_once
+from mailbot.store.models import Game, Move, Outbox, Tournament
 from mailbot.store.outage import StoreUnavailable, diagnose
 from mailbot.store.outbox import Delivery, queue
 
@@ -323,12 +324,8 @@ def tell_token_refused(
         if (t.extended_to or t.end) < today:
             continue
         key = f"{t.id}:{problem.key}"
-        seen = session.scalars(
-            select(Notice.id).where(Notice.kind == OAUTH_REFUSED, Notice.key == key)
-        ).first()
-        if seen is not None:
+        if not note_once(session, t.id, OAUTH_REFUSED, key, now):
             continue
-        session.add(Notice(tournament_id=t.id, kind=OAUTH_REFUSED, key=key, created_at=now))
         if t.director_email in told:
             continue
         told.add(t.director_email)

@@ -36,6 +36,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import parse_listen
+from mailbot.store.kinds import OutboxStatus
 from mailbot.store.models import INBOUND_STATUSES, Heartbeat, InboundMessage, Outbox
 
 log = logging.getLogger(__name__)
@@ -85,16 +86,20 @@ class StoreCollector(Collector):
         for status in INBOUND_STATUSES:
             messages.add_metric([status], inbound.get(status, 0))
         yield messages
-        for status, name, text in (
-            ("sent", "mailbot_mails_sent", "Mails the SMTP server accepted"),
-            ("failed", "mailbot_mails_failed", "Mails given up"),
-            ("bounced", "mailbot_mails_bounced", "Mails a delivery report said did not arrive"),
+        for sent, name, text in (
+            (OutboxStatus.SENT, "mailbot_mails_sent", "Mails the SMTP server accepted"),
+            (OutboxStatus.FAILED, "mailbot_mails_failed", "Mails given up"),
+            (
+                OutboxStatus.BOUNCED,
+                "mailbot_mails_bounced",
+                "Mails a delivery report said did not arrive",
+            ),
         ):
             counter = CounterMetricFamily(name, text)
-            counter.add_metric([], outbox.get(status, 0))
+            counter.add_metric([], outbox.get(sent, 0))
             yield counter
         pending = GaugeMetricFamily("mailbot_outbox_pending", "Mails waiting to be sent")
-        pending.add_metric([], outbox.get("pending", 0))
+        pending.add_metric([], outbox.get(OutboxStatus.PENDING, 0))
         yield pending
         age = GaugeMetricFamily(
             "mailbot_outbox_oldest_pending_age_seconds",

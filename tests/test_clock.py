@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mailbot.rules.clock import (
+    ClockPenalty,
     MoveHistoryError,
     MoveTime,
     NaiveDatetimeError,
     Overstep,
-    Penalty,
     Totals,
     auto_played,
     charge_message,
@@ -33,7 +33,7 @@ from mailbot.rules.clock import (
     total_days,
     totals,
 )
-from mailbot.rules.leave import Leave, cancel_from
+from mailbot.rules.leave import LeavePeriod, cancel_from
 from mailbot.rules.profile import PROFILES, Profile, profile
 
 SOFIA = ZoneInfo("Europe/Sofia")
@@ -52,8 +52,8 @@ def utc(month: int, day: int, hour: int = 12, minute: int = 0, year: int = 2026)
     return datetime(year, month, day, hour, minute, tzinfo=UTC)
 
 
-def leave(start: str, end: str) -> Leave:
-    return Leave(date.fromisoformat(start), date.fromisoformat(end))
+def leave(start: str, end: str) -> LeavePeriod:
+    return LeavePeriod(date.fromisoformat(start), date.fromisoformat(end))
 
 
 def history(*days: int, first: int = 1) -> list[MoveTime]:
@@ -354,18 +354,18 @@ def test_running_days_on_the_first_move() -> None:
 def test_penalty_counts_toward_the_control() -> None:
     moves = history(*[3] * 9)  # 27 days
     assert not control_state(ICCF_POSTAL, moves).oversteps
-    state = control_state(ICCF_POSTAL, moves, [Penalty(5, 9)])
+    state = control_state(ICCF_POSTAL, moves, [ClockPenalty(5, 9)])
     assert state.oversteps == (Overstep(9, 32, 30),)
     assert state.total_days == 32
 
 
 def test_penalty_belongs_to_the_count_it_was_imposed_in() -> None:
     # 24 + 5 + 2 = 31 days at move 9: an overstep on the move's last day; 3 days on move 10
-    old = control_state(BG_POST, history(3, 3, 3, 3, 3, 3, 3, 3, 2, 3), [Penalty(5, 4)])
+    old = control_state(BG_POST, history(3, 3, 3, 3, 3, 3, 3, 3, 2, 3), [ClockPenalty(5, 4)])
     assert (old.used_days, old.total_days) == (3, 34)
     assert old.oversteps == (Overstep(9, 31, 30),)
     # 24 + 7 = 31 days at move 9; the penalty on move 10 goes to the new count
-    new = control_state(BG_POST, history(3, 3, 3, 3, 3, 3, 3, 3, 7, 3), [Penalty(5, 10)])
+    new = control_state(BG_POST, history(3, 3, 3, 3, 3, 3, 3, 3, 7, 3), [ClockPenalty(5, 10)])
     assert (new.used_days, new.total_days) == (8, 39)
 
 
@@ -382,7 +382,7 @@ def test_003_p1_7e_the_days_after_the_first_overstep_belong_to_the_new_count() -
 
 
 def test_penalty_on_the_next_move_before_it_is_made() -> None:
-    state = control_state(BG_EMAIL, history(4, 4), [Penalty(5, 3)])
+    state = control_state(BG_EMAIL, history(4, 4), [ClockPenalty(5, 3)])
     assert (state.move_number, state.used_days) == (3, 13)
 
 
@@ -400,7 +400,7 @@ def test_history_must_be_consecutive() -> None:
     with pytest.raises(MoveHistoryError, match="negative"):
         control_state(BG_EMAIL, [MoveTime(1, -2)])
     with pytest.raises(MoveHistoryError, match="outside"):
-        control_state(BG_EMAIL, history(1, 1), [Penalty(5, 7)])
+        control_state(BG_EMAIL, history(1, 1), [ClockPenalty(5, 7)])
     with pytest.raises(MoveHistoryError, match="negative"):
         control_state(BG_EMAIL, history(1, 1), running_days=-1)
 
@@ -455,7 +455,7 @@ def test_no_overstep_date_when_running_days_cannot_overstep() -> None:
     lost = history(*[5] * 9, 6)
     assert overstep_at(BG_EMAIL, lost, sofia(5, 1)) is None
     # The penalty has already pushed move 9 over the limit.
-    assert overstep_at(BG_POST, history(*[3] * 8), sofia(5, 1), [Penalty(10, 9)]) is None
+    assert overstep_at(BG_POST, history(*[3] * 8), sofia(5, 1), [ClockPenalty(10, 9)]) is None
 
 
 # -- docs/rules.md 2.3: conditional moves (003 part 1 art. 6g) --------------------
@@ -504,8 +504,8 @@ def test_a_message_must_play_a_move() -> None:
 
 
 def test_totals_include_penalties() -> None:
-    assert total_days(history(3, 4), [Penalty(5, 2), Penalty(10, 3)]) == 22
-    assert totals(history(1), history(2, 2), [Penalty(5, 1)]) == Totals(6, 4)
+    assert total_days(history(3, 4), [ClockPenalty(5, 2), ClockPenalty(10, 3)]) == 22
+    assert totals(history(1), history(2, 2), [ClockPenalty(5, 1)]) == Totals(6, 4)
 
 
 # -- deadlines for the sweep -------------------------------------------------
@@ -571,7 +571,7 @@ profiles = st.sampled_from(sorted(PROFILES)).map(profile)
 zones = st.sampled_from([SOFIA, ZoneInfo("UTC"), ZoneInfo("America/New_York")])
 leaves = st.lists(
     st.tuples(st.integers(0, 95), st.integers(0, 20)).map(
-        lambda t: Leave(
+        lambda t: LeavePeriod(
             BASE.date() + timedelta(days=t[0]), BASE.date() + timedelta(days=t[0] + t[1])
         )
     ),
@@ -586,7 +586,7 @@ def instant(offset: int) -> datetime:
 @settings(max_examples=200)
 @given(profiles, zones, minutes, minutes, minutes, leaves)
 def test_days_grow_with_the_reply_and_shrink_with_leave(
-    p: Profile, tz: ZoneInfo, r: int, s1: int, s2: int, on_leave: list[Leave]
+    p: Profile, tz: ZoneInfo, r: int, s1: int, s2: int, on_leave: list[LeavePeriod]
 ) -> None:
     received, early, late = instant(r), instant(min(s1, s2)), instant(max(s1, s2))
     with_leave = move_days(p, received, late, on_leave, tz)
@@ -597,7 +597,7 @@ def test_days_grow_with_the_reply_and_shrink_with_leave(
 @settings(max_examples=200)
 @given(profiles, zones, minutes, st.integers(0, 60), leaves)
 def test_days_reached_at_is_the_inverse_of_move_days(
-    p: Profile, tz: ZoneInfo, r: int, n: int, on_leave: list[Leave]
+    p: Profile, tz: ZoneInfo, r: int, n: int, on_leave: list[LeavePeriod]
 ) -> None:
     received = instant(r)
     at = days_reached_at(p, received, n, on_leave, tz)

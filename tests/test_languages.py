@@ -31,7 +31,7 @@ from mailbot.rules import referee
 from mailbot.rules.game import GameEnd, Termination
 from mailbot.rules.phrase import Phrase
 from mailbot.rules.result import Result
-from mailbot.rules.tablebase import Outcome, Verdict
+from mailbot.rules.tablebase import TablebaseOutcome, TablebaseVerdict
 from mailbot.store.models import Claim, Game, HeldOrder, InboundMessage, Outbox, Player
 from mailbot.store.outbox import queue
 
@@ -115,9 +115,10 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
         (ev.DirectorDecided(g1, Phrase("decision.penalty", {"days": 5, "colour": "white"})),
          False),
         (ev.ComplaintMade(g1, claim.id, ann, 1, "1. e2-e4"), False),
-        (ev.TablebaseClaimed(g1, claim.id, ann, Verdict(True, 3, Outcome.WHITE_WINS, dtz=9)),
+        (ev.TablebaseClaimed(g1, claim.id, ann,
+                             TablebaseVerdict(True, 3, TablebaseOutcome.WHITE_WINS, dtz=9)),
          False),
-        (ev.TablebaseClaimed(g1, claim.id, ann, Verdict(False, 3)), False),
+        (ev.TablebaseClaimed(g1, claim.id, ann, TablebaseVerdict(False, 3)), False),
         (ev.DirectorDecided(g1, Phrase("decision.complaint-upheld",
                                        {"move": "1. e2-e4", "days": 5, "colour": "white"})),
          False),

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from mailbot.rules.leave import (
     InvalidDateError,
     InvalidLeaveError,
-    Leave,
+    LeavePeriod,
     LeaveRefusal,
     cancel_from,
     cancel_in_game,
@@ -24,8 +24,8 @@ BG = profile("bg-email")
 ICCF = profile("iccf-postal")
 
 
-def leave(start: str, end: str) -> Leave:
-    return Leave(date.fromisoformat(start), date.fromisoformat(end))
+def leave(start: str, end: str) -> LeavePeriod:
+    return LeavePeriod(date.fromisoformat(start), date.fromisoformat(end))
 
 
 # -- the span --------------------------------------------------------------
@@ -72,7 +72,7 @@ def test_leave_over_new_year_counts_in_each_year() -> None:
 
 @given(st.dates(date(2000, 1, 1), date(2100, 1, 1)), st.integers(0, 800))
 def test_days_agree_with_dates_and_years(start: date, length: int) -> None:
-    span = Leave(start, start + timedelta(days=length))
+    span = LeavePeriod(start, start + timedelta(days=length))
     assert span.days == len(list(span.dates())) == length + 1
     assert sum(span.days_in(year) for year in span.years()) == span.days
 

@@ -16,7 +16,7 @@ from mailbot.rules.standings import (
     SelfPairingError,
     UnknownEntrantError,
     UnknownLanguageError,
-    UnknownResultError,
+    UnreadableResultError,
     board_colours,
     crosstable,
     format_points,
@@ -363,8 +363,8 @@ def test_wide_characters_count_two_columns() -> None:
 @pytest.mark.parametrize(
     ("games", "error"),
     [
-        ([("a", "b", "1:0")], UnknownResultError),
-        ([("a", "b", "½-½")], UnknownResultError),
+        ([("a", "b", "1:0")], UnreadableResultError),
+        ([("a", "b", "½-½")], UnreadableResultError),
         ([("a", "x", "1-0")], UnknownEntrantError),
         ([("a", "a", "1-0")], SelfPairingError),
     ],
@@ -604,7 +604,7 @@ def test_bad_matches_are_refused() -> None:
         match("x", "x", "1 0")
     with pytest.raises(BoardCountError):
         Match("x", "y", ())
-    with pytest.raises(UnknownResultError):
+    with pytest.raises(UnreadableResultError):
         Match("x", "y", ("2-0",))
     with pytest.raises(DuplicateEntrantError):
         team_table([("x", "X"), ("x", "X")], [])

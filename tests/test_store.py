@@ -13,13 +13,13 @@ from sqlalchemy import CheckConstraint, Engine, func, inspect, select
 from sqlalchemy.exc import IntegrityError, StatementError
 from sqlalchemy.orm import Session, sessionmaker
 
+from mailbot.rules.clock import NaiveDatetimeError
 from mailbot.store.engine import describe_url, make_engine, session_factory
 from mailbot.store.models import (
     Base,
     Game,
     InboundMessage,
     Move,
-    NaiveDatetimeError,
     Notice,
     Outbox,
     Player,

@@ -30,17 +30,18 @@ from typing import TextIO
 from sqlalchemy.orm import Session
 
 from mailbot.config import Config
+from mailbot.rules.errors import SetupError
 from mailbot.store.engine import make_engine, session_factory
 
 PROGRAM = "mailbot"
 
 
-class UsageError(Exception):
+class UsageError(SetupError):
     """Bad usage or bad input the user must fix: exit 2 with this one-line message."""
 
 
 @dataclasses.dataclass
-class Context:
+class CommandContext:
     """What a command works with."""
 
     #: The configuration file's path as the user gave it (for messages).
@@ -65,12 +66,12 @@ class Context:
         return datetime.datetime.now(datetime.UTC)
 
 
-Runner = Callable[[Context, argparse.Namespace], int]
+Runner = Callable[[CommandContext, argparse.Namespace], int]
 Arguments = Callable[[argparse.ArgumentParser], None]
 
 
 @dataclasses.dataclass(frozen=True)
-class Command:
+class Subcommand:
     """One (sub)command: ``words`` is the path, like ``("tournament", "import")``."""
 
     words: tuple[str, ...]
@@ -83,7 +84,7 @@ class Command:
     bad_usage: int = 2
 
 
-class Commands(list[Command]):
+class Commands(list[Subcommand]):
     """The commands of one module, in the order ``--help`` lists them."""
 
     def command(
@@ -97,7 +98,7 @@ class Commands(list[Command]):
         """Register the decorated function as the command ``words``."""
 
         def register(run: Runner) -> Runner:
-            self.append(Command(tuple(words), help, run, arguments, needs_config, bad_usage))
+            self.append(Subcommand(tuple(words), help, run, arguments, needs_config, bad_usage))
             return run
 
         return register
@@ -135,13 +136,13 @@ def now_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def fix_now(ctx: Context, args: argparse.Namespace) -> None:
+def fix_now(ctx: CommandContext, args: argparse.Namespace) -> None:
     """Fix ``ctx``'s clock at the ``--now`` the command was given, if any."""
     if getattr(args, "now", None):
         ctx.fixed_now = parse_now(args.now, ctx.settings.timezone)
 
 
-def show(ctx: Context, make: Callable[[Session], str]) -> int:
+def show(ctx: CommandContext, make: Callable[[Session], str]) -> int:
     """Print what ``make`` reads from the database; an unknown game is bad usage."""
     from mailbot.publish import report
 

@@ -28,12 +28,13 @@ import jinja2
 from mailbot.compose import catalogue
 from mailbot.compose.catalogue import plural
 from mailbot.compose.diagram import html_diagram, text_diagram
+from mailbot.rules.errors import ComposeError
 from mailbot.rules.phrase import Phrase
 
 LANGUAGES = ("en", "bg", "ru")
 
 
-class TemplateMissingError(LookupError):
+class TemplateMissingError(ComposeError, LookupError):
     """No template for that event in that language."""
 
 

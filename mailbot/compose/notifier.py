@@ -239,14 +239,14 @@ def tell_director_undeliverable(
 
 # the families register their tellers (mailbot.compose.registry) once the notifier is defined
 from mailbot.compose import (  # noqa: E402, F401
-    answers,
-    bounces,
-    claims,
-    deadlines,
+    answer_mail,
+    bounce_mail,
+    claim_mail,
+    deadline_mail,
     digests,
-    leave,
-    moves,
-    orders,
-    tournament,
-    trouble,
+    leave_mail,
+    move_mail,
+    order_mail,
+    tournament_mail,
+    trouble_mail,
 )

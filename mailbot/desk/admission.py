@@ -20,6 +20,7 @@ from mailbot.desk.notes import short, storable
 from mailbot.mail import bounces, trust
 from mailbot.mail.letters import AutoKind
 from mailbot.rules import events as ev
+from mailbot.store.kinds import InboundStatus, OutboxStatus
 from mailbot.store.models import BOUNCES_MARKED, Outbox, Player
 from mailbot.store.outbox import bounce_of
 
@@ -40,7 +41,10 @@ def trusted(ctx: Context, authserv_id: str | None, require_dmarc: bool) -> bool:
     if letter.auto is not None:
         if letter.auto in REPORT_KINDS and delivery_report(ctx):
             return False
-        inbound.status, inbound.reason = "ignored", f"automatic mail: {letter.auto.value}"
+        inbound.status, inbound.reason = (
+            InboundStatus.IGNORED,
+            f"automatic mail: {letter.auto.value}",
+        )
         return False
     problem = trust.sender_problem(letter.senders, letter.from_fields)
     if problem is None and not letter.from_addr:
@@ -48,7 +52,7 @@ def trusted(ctx: Context, authserv_id: str | None, require_dmarc: bool) -> bool:
     if problem is None:
         problem = authentication_refusal(ctx, authserv_id, require_dmarc)
     if problem is not None:
-        inbound.status, inbound.reason = "ignored", problem
+        inbound.status, inbound.reason = InboundStatus.IGNORED, problem
         log.warning(
             "ignored %s from %s: %s",
             short(letter.message_id),
@@ -76,7 +80,7 @@ def delivery_report(ctx: Context) -> bool:
     row = found.row
     machine = f"automatic mail: {ctx.letter.auto.value if ctx.letter.auto else 'report'}"
     if row is None:
-        inbound.status = "ignored"
+        inbound.status = InboundStatus.IGNORED
         inbound.reason = f"{machine} (a delivery report {found.why}; nothing done)"
         log.warning("ignored the delivery report %s: %s", short(inbound.message_id),
                     found.why)  # fmt: skip
@@ -84,7 +88,7 @@ def delivery_report(ctx: Context) -> bool:
     permanent = [f for f in found.failures if f.permanent]
     said = "; ".join(f"{f.address}: {f.reason or '?'}" for f in permanent or found.failures)
     if row.status == "bounced":
-        inbound.status = "ignored"
+        inbound.status = InboundStatus.IGNORED
         inbound.reason = f"{machine} (about outbox {row.id}, which bounced already)"
         return True
     inbound.game_id = row.game_id
@@ -92,7 +96,7 @@ def delivery_report(ctx: Context) -> bool:
         row.last_error = storable(f"delayed: {said}")
         inbound.reason = f"delivery delayed: outbox {row.id} ({said})"
         return True
-    row.status, row.bounced_at, row.last_error = "bounced", ctx.now, storable(said)
+    row.status, row.bounced_at, row.last_error = OutboxStatus.BOUNCED, ctx.now, storable(said)
     marked = count_bounces(ctx.session, row, [f.address for f in permanent], ctx.now)
     reasons = dict.fromkeys(f.reason for f in permanent if f.reason)
     ctx.tell(

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import event, false, func, inspect, select, update
 from sqlalchemy.orm import Session
 
+from mailbot.rules.errors import DeskError
 from mailbot.store.models import InboundMessage
 
 #: The session's ``info`` key of the rows a batch claims at its first write (SQLite).
@@ -24,7 +25,7 @@ CLAIM = "mailbot.claim"
 _LOCKED = "mailbot.locked"
 
 
-class BatchTaken(RuntimeError):
+class BatchTaken(DeskError, RuntimeError):
     """Another worker handled messages of a batch while this one did: it is rolled back."""
 
 

@@ -34,6 +34,8 @@ from mailbot.store.endings import (
     settle_adjudication_claims,
     withdrawal_adjudication,
 )
+from mailbot.store.kinds import ClaimDecider, ClaimState
+from mailbot.store.ledger import record_notice
 from mailbot.store.models import Claim, Game, Leave, Notice, Player, Tournament
 from mailbot.store.record import (
     Waiting,
@@ -45,40 +47,6 @@ from mailbot.store.record import (
     profile_of,
     waiting,
 )
-
-
-def record_notice(
-    session: Session,
-    g: Game,
-    player: Player | None,
-    kind: str,
-    key: str,
-    due: datetime.datetime | None,
-    now: datetime.datetime,
-) -> Notice | None:
-    """Enter a notice in the ledger; None if it was entered before."""
-    found = session.scalars(
-        select(Notice).where(
-            Notice.game_id == g.id,
-            Notice.player_id == player.id if player else Notice.player_id.is_(None),
-            Notice.kind == kind,
-            Notice.key == key,
-        )
-    ).first()
-    if found is not None:
-        return None
-    notice = Notice(
-        tournament_id=g.tournament_id,
-        game_id=g.id,
-        player_id=player.id if player else None,
-        kind=kind,
-        key=key,
-        due_at=due,
-        created_at=now,
-    )
-    session.add(notice)
-    session.flush()
-    return notice
 
 
 def next_due(g: Game, now: datetime.datetime) -> datetime.datetime | None:
@@ -117,7 +85,7 @@ def _clock_deadlines(g: Game) -> list[datetime.datetime]:
 
 def _thinking(
     g: Game, color: chess.Color
-) -> tuple[list[clock.MoveTime], list[clock.Penalty], list[int]]:
+) -> tuple[list[clock.MoveTime], list[clock.ClockPenalty], list[int]]:
     """The moves the clock of ``color`` counts, its penalty days and awarded oversteps.
 
     003 p1 6g, art. 32: a player answering the opponent's conditional line may
@@ -359,9 +327,9 @@ def open_claim(
     session.flush()
     auto = decisive and p.auto_forfeit
     if auto:
-        claim.status = "confirmed"
+        claim.status = ClaimState.CONFIRMED
         claim.decided_at = now
-        claim.decided_by = "auto"
+        claim.decided_by = ClaimDecider.AUTO
     events: list[ev.Event] = [ev.ClaimOpened(g.id, claim.id, against.id, due, details)]
     if auto:
         events.append(end_game(g, claim_end(g, claim), now))

@@ -48,10 +48,12 @@ from mailbot.desk.work import Work
 from mailbot.mail.addresses import AddressError, check_address
 from mailbot.rules import events as ev
 from mailbot.rules import game
+from mailbot.rules.errors import DeskError
 from mailbot.rules.leave import parse_date
 from mailbot.rules.phrase import Phrase
 from mailbot.store.endings import claim_end, end_game
 from mailbot.store.engine import held_back, pending, recent
+from mailbot.store.kinds import ClaimDecider, ClaimState, OutboxStatus, PenaltyDecider
 from mailbot.store.models import (
     Claim,
     Game,
@@ -59,10 +61,10 @@ from mailbot.store.models import (
     LeaveCancellation,
     LeaveExtra,
     Outbox,
-    Penalty,
     Player,
     Tournament,
 )
+from mailbot.store.penalties import impose_penalty
 from mailbot.store.record import color_of, control_of, profile_of, tag_of
 
 
@@ -124,7 +126,7 @@ _GAME = re.compile(r"^\[?([\w.\-]+/\d+)\]?$")
 _INDEX = re.compile(r"^[\w.\-]+$")
 
 
-class OrderError(ValueError):
+class OrderError(DeskError, ValueError):
     """An order the bot cannot carry out; ``phrase`` says why, in the TD's language."""
 
     def __init__(self, code: str, **details: object) -> None:
@@ -334,10 +336,8 @@ def _penalty(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     g = _game(desk, order.game)
     _open(g)
     assert order.color is not None and order.days is not None
-    g.penalties.append(
-        Penalty(color=order.color, days=order.days, reason="td", ply_at=len(g.moves),
-                created_at=desk.now, inbound_id=desk.inbound_id, decided_by="td")
-    )  # fmt: skip
+    impose_penalty(g, order.color, order.days, "td", desk.now,
+                   decided_by=PenaltyDecider.TD, inbound_id=desk.inbound_id)  # fmt: skip
     _inform(desk, g, "penalty", days=order.days, colour=order.color)
     return Phrase("order.penalty", {"days": order.days, "colour": order.color, "game": tag_of(g)})
 
@@ -390,7 +390,7 @@ def _result(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     end = game.adjudicate(order.result, reason=f"adjudicated {order.result}")
     for c in g.claims:
         if c.kind == "adjudication" and c.status == "open":
-            c.status, c.decided_at, c.decided_by = "confirmed", desk.now, "td"
+            c.status, c.decided_at, c.decided_by = ClaimState.CONFIRMED, desk.now, ClaimDecider.TD
     desk.tell(end_game(g, end, desk.now))
     return Phrase("order.result", {"game": tag_of(g), "result": order.result})
 
@@ -442,7 +442,7 @@ def _address(desk: Office, order: Order, claim: Claim | None) -> Phrase:
         if before in row.to_addrs:
             row.to_addrs = [player.email if a == before else a for a in row.to_addrs]
             if row.status == "failed":
-                row.status, row.attempts, row.next_attempt_at = "pending", 0, desk.now
+                row.status, row.attempts, row.next_attempt_at = OutboxStatus.PENDING, 0, desk.now
     desk.tell(ev.PlayerChanged(player.id, "address", before))
     return Phrase("order.address", {"player": player.name, "address": player.email})
 
@@ -582,9 +582,9 @@ def decide(desk: Office, claim: Claim, *, confirm: bool) -> Phrase:
         raise OrderError("decided", game=tag_of(g))
     if claim.kind == "complaint":
         return _complaint(desk, claim, upheld=confirm)
-    claim.status = "confirmed" if confirm else "rejected"
+    claim.status = ClaimState.CONFIRMED if confirm else ClaimState.REJECTED
     claim.decided_at = desk.now
-    claim.decided_by = "td"
+    claim.decided_by = ClaimDecider.TD
     if not confirm:
         _inform(desk, g, f"claim-rejected.{claim.kind}")
         return Phrase(f"order.claim-rejected.{claim.kind}", {"game": tag_of(g)})
@@ -624,16 +624,13 @@ def _complaint(desk: Office, claim: Claim, *, upheld: bool) -> Phrase:
     details: dict[str, Any] = {"game": tag_of(g), "move": move, "days": days}
     if upheld and ply > len(g.moves):
         raise OrderError("complaint-replayed", game=tag_of(g), move=move)
-    claim.status = "confirmed" if upheld else "rejected"
+    claim.status = ClaimState.CONFIRMED if upheld else ClaimState.REJECTED
     claim.decided_at = desk.now
-    claim.decided_by = "td"
+    claim.decided_by = ClaimDecider.TD
     if not upheld:
         if days:
-            g.penalties.append(
-                Penalty(color=complainer, days=days, reason="groundless complaint",
-                        ply_at=len(g.moves), created_at=desk.now,
-                        inbound_id=desk.inbound_id, decided_by="td")
-            )  # fmt: skip
+            impose_penalty(g, complainer, days, "groundless complaint", desk.now,
+                           decided_by=PenaltyDecider.TD, inbound_id=desk.inbound_id)  # fmt: skip
         _inform(desk, g, "complaint-groundless", colour=complainer, **details)
         return Phrase("order.complaint-groundless", {**details, "colour": complainer})
     claim.details = {**claim.details, **replay_from(desk, g, ply, days, claim_id=claim.id)}
@@ -674,10 +671,8 @@ def replay_from(desk: Office, g: Game, ply: int, days: int, *, claim_id: int) ->
     g.last_forwarded_at = desk.now
     if days:
         for colour in ("white", "black"):
-            g.penalties.append(
-                Penalty(color=colour, days=days, reason="art. 20", ply_at=ply - 1,
-                        created_at=desk.now, inbound_id=desk.inbound_id, decided_by="td")
-            )  # fmt: skip
+            impose_penalty(g, colour, days, "art. 20", desk.now, ply_at=ply - 1,
+                           decided_by=PenaltyDecider.TD, inbound_id=desk.inbound_id)  # fmt: skip
     return record
 
 

@@ -15,7 +15,8 @@ from sqlalchemy.orm import Session
 from mailbot.compose.notices import Renderer
 from mailbot.compose.notifier import Notifier
 from mailbot.rules import events as ev
-from mailbot.store.models import InboundMessage, Notice, Tournament
+from mailbot.store.ledger import note_once
+from mailbot.store.models import InboundMessage, Tournament
 from mailbot.store.queries import players_writing_from
 
 
@@ -39,14 +40,4 @@ def tell_directors_of_quarantine(
 
 def first_today(session: Session, t: Tournament, day: str, now: datetime.datetime) -> bool:
     """Whether this is the day's first quarantine of a stranger's mail for ``t``."""
-    key = f"{t.id}:{day}"
-    found = session.scalars(
-        select(Notice.id).where(
-            Notice.game_id.is_(None), Notice.kind == "quarantine", Notice.key == key
-        )
-    ).first()
-    if found is not None:
-        return False
-    session.add(Notice(tournament_id=t.id, kind="quarantine", key=key, created_at=now))
-    session.flush()
-    return True
+    return note_once(session, t.id, "quarantine", f"{t.id}:{day}", now)

@@ -52,13 +52,13 @@ def request_leave(
     p = profile_of(t)
     tz = ZoneInfo(t.timezone)
     today = req.received.astimezone(tz).date()
-    taken = [leave.Leave(lv.start, lv.end) for lv in player.leaves]
+    taken = [leave.LeavePeriod(lv.start, lv.end) for lv in player.leaves]
     extras: dict[int, int] = {}
     for extra in req.session.scalars(select(LeaveExtra).where(LeaveExtra.player_id == player.id)):
         extras[extra.year] = extras.get(extra.year, 0) + extra.days
     anchor = games[0]
     try:
-        requested = leave.Leave(start, end)
+        requested = leave.LeavePeriod(start, end)
     except leave.InvalidLeaveError:
         reason = Phrase("leave.ends-before-start", {"start": start.isoformat(),
                                                     "end": end.isoformat()})  # fmt: skip

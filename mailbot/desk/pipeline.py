@@ -51,6 +51,7 @@ from mailbot.mail.addresses import normal_address
 from mailbot.mail.inbox import Fetched
 from mailbot.mail.letters import Letter, read_letter
 from mailbot.mail.postman import compose_address
+from mailbot.store.kinds import InboundStatus
 from mailbot.store.models import Game, InboundMessage
 from mailbot.store.outage import StoreUnavailable, diagnose, fault_of, probe, where_of
 from mailbot.store.queries import players_writing_from, prefetch_games, prefetch_senders
@@ -301,7 +302,7 @@ class Desk:
         self._handle(ctx)
         ctx.notifier.tell(*ctx.events)
         if inbound.status == "new":
-            inbound.status = "processed"
+            inbound.status = InboundStatus.PROCESSED
         inbound.handled_at = now
         inbound.reason = storable(inbound.reason) if inbound.reason else None
         said.append(self._outcome_line(ctx))
@@ -377,7 +378,7 @@ class Desk:
             row.last_error = storable(f"{type(exc).__name__}: {exc}")
             if row.attempts < MAX_ATTEMPTS:
                 return Outcome.FAILED
-            row.status = "quarantined"
+            row.status = InboundStatus.QUARANTINED
             row.reason = f"failed {row.attempts} times"
             row.handled_at = now
             log.error(

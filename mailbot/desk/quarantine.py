@@ -37,6 +37,7 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.mail.inbox import ImapSettings, Mailbox, MailboxError, SetAside
+from mailbot.rules.errors import DeskError
 from mailbot.store.models import InboundMessage
 
 #: The status of a quarantined row.
@@ -47,7 +48,7 @@ NOT_RECORDED = "not recorded"
 IMAP_PREFIX = "imap:"
 
 
-class UnknownMessage(LookupError):
+class UnknownMessage(DeskError, LookupError):
     """The ID names no message in quarantine (bad usage: the one line says which)."""
 
 

@@ -33,6 +33,7 @@ from mailbot.desk import deadlines
 from mailbot.desk.work import Work
 from mailbot.rules import clock
 from mailbot.rules import events as ev
+from mailbot.store.ledger import note
 from mailbot.store.models import Game, Notice, Tournament
 from mailbot.store.queries import GAME_STATE
 
@@ -212,6 +213,6 @@ def _director_digest(work: Work, t: Tournament) -> list[str]:
     if last is not None and last.key == key:
         return []
     since = last.created_at if last is not None else clock.day_start(t.start, tz)
-    work.session.add(Notice(tournament_id=t.id, kind=kind, key=key, created_at=work.now))
+    note(work.session, t.id, kind, key, work.now)
     work.tell(ev.DirectorDigest(t.id, since))
     return [kind]

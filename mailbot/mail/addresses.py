@@ -28,6 +28,8 @@ import unicodedata
 import idna
 from email_validator import EmailNotValidError, validate_email
 
+from mailbot.rules.errors import MailError
+
 __all__ = [
     "MAX_LENGTH",
     "AddressError",
@@ -45,7 +47,7 @@ MAX_LENGTH = 254
 _SPECIAL_USE = "special-use or reserved name"
 
 
-class AddressError(ValueError):
+class AddressError(MailError, ValueError):
     """An address the bot cannot use: not an address, or not carried by the path."""
 
 

@@ -30,6 +30,7 @@ from mailbot.mail.letters import read_letter
 from mailbot.mail.oauth import OAuthProblem, TokenSource, token_source
 from mailbot.mail.postman import security_mode
 from mailbot.mail.settings import Mechanism
+from mailbot.rules.errors import MailError
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +82,7 @@ class ImapSettings(Protocol):
     def quarantine_folder(self) -> str: ...
 
 
-class MailboxError(RuntimeError):
+class MailboxError(MailError, RuntimeError):
     """The IMAP server could not be reached or refused a command."""
 
 

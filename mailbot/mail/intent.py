@@ -18,6 +18,7 @@ import datetime
 import enum
 import re
 
+from mailbot.rules.errors import MailError
 from mailbot.rules.leave import parse_date
 from mailbot.rules.notation import read_moves
 from mailbot.rules.phrase import Phrase
@@ -127,7 +128,7 @@ _OFFER = re.compile(
 )
 
 
-class LeaveDatesError(ValueError):
+class LeaveDatesError(MailError, ValueError):
     """A ``leave`` line whose dates cannot be read."""
 
 

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from mailbot.mail.files import replaced_privately
 from mailbot.mail.settings import Mechanism, OAuth2Config, Provider
+from mailbot.rules.errors import MailError
 
 if TYPE_CHECKING:
     from authlib.integrations.requests_client import (  # type: ignore[import-untyped,unused-ignore]
@@ -167,7 +168,7 @@ def fingerprint(token: str) -> str:
 # -- problems -------------------------------------------------------------------------
 
 
-class OAuthProblem(RuntimeError):
+class OAuthProblem(MailError, RuntimeError):
     """An account could not get an access token: what, which account, what fixes it."""
 
     def __init__(self, account: str, username: str, what: str, fix: str) -> None:
@@ -514,7 +515,7 @@ def token_source(settings: object, account: str) -> TokenSource | None:
 # -- oauth authorize ----------------------------------------------------------------------
 
 
-class AuthorizeError(RuntimeError):
+class AuthorizeError(MailError, RuntimeError):
     """``oauth authorize`` could not obtain a token (one line, what to do)."""
 
 
@@ -660,7 +661,7 @@ def authorize_with_device(
     raise AuthorizeError("the code was not entered in time; run the command again")
 
 
-class _Pending(Exception):
+class _Pending(MailError):
     def __init__(self, error: str) -> None:
         super().__init__(error)
         self.error = error

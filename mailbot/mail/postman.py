@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 from mailbot.mail.oauth import OAuthProblem, TokenRevoked, TokenSource, token_source
+from mailbot.rules.errors import MailError
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ class SmtpSettings(Protocol):
     def sender(self) -> str: ...
 
 
-class SendError(RuntimeError):
+class SendError(MailError, RuntimeError):
     """The server did not take the message.
 
     ``permanent``: retrying this message is useless (a 5xx answer to its

@@ -75,6 +75,7 @@ from sqlalchemy.orm import Session
 from mailbot.mail.addresses import AddressError
 from mailbot.publish.evidencewords import HEADINGS, Wording
 from mailbot.publish.report import find_game
+from mailbot.rules.errors import PublishError
 from mailbot.store.models import Claim, Game, InboundMessage, Leave, LeaveExtra, Outbox, Player
 from mailbot.store.outbox import compose
 from mailbot.store.record import control_of, local_date, profile_of, tag_of, totals
@@ -85,7 +86,7 @@ _OURS = re.compile(r"\d{3,}-(received|sent|unsent-queued)-[0-9T-]+Z\.eml\Z")
 _BOUNDARY = re.compile(rb'boundary="([^"]+)"')
 
 
-class EvidenceFolderError(ValueError):
+class EvidenceFolderError(PublishError, ValueError):
     """The folder cannot take the dispute file: it is a file, or it holds other things
     than a dispute file of this game."""
 

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session, selectinload
 from mailbot.compose.diagram import text_diagram
 from mailbot.compose.digests import NEAR
 from mailbot.rules import clock
+from mailbot.rules.errors import PublishError
 from mailbot.rules.standings import (
     Crosstable,
     Match,
@@ -45,7 +46,7 @@ from mailbot.store.record import (
 )
 
 
-class UnknownGameError(LookupError):
+class UnknownGameError(PublishError, LookupError):
     """No game or tournament by that name."""
 
 

@@ -131,7 +131,7 @@ def write_site(session: Session, index: str, folder: Path, now: datetime.datetim
     :class:`mailbot.publish.report.UnknownGameError` when there is no such tournament.
     """
     t = report.tournament_of(session, index)
-    words = Words(t.language)
+    words = PageWords(t.language)
     tz = ZoneInfo(t.timezone)
     if now.tzinfo is None or now.utcoffset() is None:
         now = now.replace(tzinfo=tz)
@@ -223,10 +223,10 @@ class Labels:
         return str(self._data[key]) if key in self._data else default
 
 
-class Words:
+class PageWords:
     """The pages' words in one language (English for a language the labels do not have).
 
-    >>> Words("ru").days(3), Words("bg").labels.to_move.black, Words("xx").language
+    >>> PageWords("ru").days(3), PageWords("bg").labels.to_move.black, PageWords("xx").language
     ('3 дня', 'Черните са на ход', 'en')
     """
 
@@ -365,7 +365,7 @@ def _player_view(p: Player) -> PlayerView:
     return PlayerView(p.name, p.country, p.rating, p.team.name if p.team else None)
 
 
-def _tournament_view(t: Tournament, words: Words) -> dict[str, Any]:
+def _tournament_view(t: Tournament, words: PageWords) -> dict[str, Any]:
     finished = sum(1 for g in t.games if g.result)
     end = t.extended_to or t.end
     period = f"{_date(t.start)} – {_date(t.end)}"
@@ -383,7 +383,7 @@ def _tournament_view(t: Tournament, words: Words) -> dict[str, Any]:
     }
 
 
-def _result(g: Game, words: Words) -> str:
+def _result(g: Game, words: PageWords) -> str:
     if g.result is None:
         return ""
     if g.result == Result.ANNULLED:
@@ -391,7 +391,7 @@ def _result(g: Game, words: Words) -> str:
     return _RESULTS.get(g.result, g.result)
 
 
-def _ending(g: Game, words: Words) -> str:
+def _ending(g: Game, words: PageWords) -> str:
     """How the game ended, as a sentence (``Black resigned``); empty if unknown."""
     if not g.termination:
         return ""
@@ -421,7 +421,7 @@ def _held_orders(session: Session) -> list[HeldOrder]:
     return list(session.scalars(select(HeldOrder).where(HeldOrder.status == "held")).all())
 
 
-def _pending(g: Game, words: Words, held: Sequence[HeldOrder]) -> tuple[str, ...]:
+def _pending(g: Game, words: PageWords, held: Sequence[HeldOrder]) -> tuple[str, ...]:
     """What waits for the director about ``g``: its open claims, the orders held that
     name it (``INDEX/N`` as a word of an order line)."""
     tz = ZoneInfo(g.tournament.timezone)
@@ -445,7 +445,7 @@ def _pending(g: Game, words: Words, held: Sequence[HeldOrder]) -> tuple[str, ...
 
 
 def _game_view(
-    g: Game, words: Words, now: datetime.datetime, held: Sequence[HeldOrder] = ()
+    g: Game, words: PageWords, now: datetime.datetime, held: Sequence[HeldOrder] = ()
 ) -> GameView:
     finished = g.result is not None
     if finished:
@@ -475,7 +475,7 @@ def _game_view(
     )
 
 
-def _game_detail(g: Game, words: Words, now: datetime.datetime) -> GameDetail:
+def _game_detail(g: Game, words: PageWords, now: datetime.datetime) -> GameDetail:
     tz = ZoneInfo(g.tournament.timezone)
     board, rows, plies = _moves(g, words)
     last = plies[-1].position if plies else str(words.labels.start_position)
@@ -494,7 +494,9 @@ def _game_detail(g: Game, words: Words, now: datetime.datetime) -> GameDetail:
     )
 
 
-def _moves(g: Game, words: Words) -> tuple[chess.Board, tuple[MoveRow, ...], tuple[PlyView, ...]]:
+def _moves(
+    g: Game, words: PageWords
+) -> tuple[chess.Board, tuple[MoveRow, ...], tuple[PlyView, ...]]:
     """The final position, the move table's rows and the board after each half-move."""
     tz = ZoneInfo(g.tournament.timezone)
     style = Notation(g.tournament.notation)
@@ -538,7 +540,7 @@ _LOST_ON_TIME = frozenset({"time-forfeit", "silence"})
 
 
 def _clocks(
-    g: Game, words: Words, now: datetime.datetime, turn: chess.Color
+    g: Game, words: PageWords, now: datetime.datetime, turn: chess.Color
 ) -> tuple[ClockView, ClockView]:
     """Both clocks; the player to move's days on the move to ``now``, or, in a game lost
     on time or by silence, to the end of the game."""
@@ -557,7 +559,7 @@ def _clocks(
     return white, black
 
 
-def _penalties(g: Game, words: Words) -> tuple[PenaltyView, ...]:
+def _penalties(g: Game, words: PageWords) -> tuple[PenaltyView, ...]:
     tz = ZoneInfo(g.tournament.timezone)
     reasons = words.labels["penalty_reason"]
     return tuple(
@@ -573,7 +575,7 @@ def _penalties(g: Game, words: Words) -> tuple[PenaltyView, ...]:
 
 
 def _clock_view(
-    g: Game, color: chess.Color, words: Words, totals: record.Totals, running: int | None
+    g: Game, color: chess.Color, words: PageWords, totals: record.GameTotals, running: int | None
 ) -> ClockView:
     name = record.color_name(color)
     control = ""
@@ -636,7 +638,7 @@ class MatchView:
     games: tuple[GameView, ...]
 
 
-def _standings_view(t: Tournament, words: Words, games: Sequence[GameView]) -> dict[str, Any]:
+def _standings_view(t: Tournament, words: PageWords, games: Sequence[GameView]) -> dict[str, Any]:
     if t.teams:
         return _team_view(t, words, games)
     table = report.crosstable_of(t)
@@ -694,7 +696,7 @@ def _standings_view(t: Tournament, words: Words, games: Sequence[GameView]) -> d
     }
 
 
-def _team_view(t: Tournament, words: Words, games: Sequence[GameView]) -> dict[str, Any]:
+def _team_view(t: Tournament, words: PageWords, games: Sequence[GameView]) -> dict[str, Any]:
     """The team table, the matches with their boards, and any game outside a match.
 
     The matches are those of :func:`mailbot.publish.report.match_games` (the games of one

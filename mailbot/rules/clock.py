@@ -39,17 +39,18 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
-from mailbot.rules.leave import Leave
+from mailbot.rules.errors import RulesError
+from mailbot.rules.leave import LeavePeriod
 from mailbot.rules.profile import DayCounting, Profile, ProfileError
 
 _ONE_DAY = timedelta(days=1)
 
 
-class NaiveDatetimeError(ValueError):
+class NaiveDatetimeError(RulesError, ValueError):
     """An instant without a time zone where the clock needs one."""
 
 
-class MoveHistoryError(ValueError):
+class MoveHistoryError(RulesError, ValueError):
     """Move times or penalties that do not form a player's history."""
 
 
@@ -91,7 +92,7 @@ def _require_aware(name: str, instant: datetime) -> None:
         raise NaiveDatetimeError(f"{name} must carry a time zone, got {instant.isoformat()}")
 
 
-def _leave_runs(leave: Iterable[Leave], first: date | None = None) -> list[tuple[date, date]]:
+def _leave_runs(leave: Iterable[LeavePeriod], first: date | None = None) -> list[tuple[date, date]]:
     """The leave days as sorted, disjoint runs ``(start, end)``, from ``first`` on."""
     spans = sorted(
         (item.start if first is None else max(item.start, first), item.end)
@@ -108,7 +109,7 @@ def _leave_runs(leave: Iterable[Leave], first: date | None = None) -> list[tuple
     return runs
 
 
-def _counted_dates(first: date, stop: date, leave: Iterable[Leave]) -> int:
+def _counted_dates(first: date, stop: date, leave: Iterable[LeavePeriod]) -> int:
     """How many days ``d`` with ``first <= d < stop`` are not leave days."""
     if stop <= first:
         return 0
@@ -121,7 +122,7 @@ def _counted_dates(first: date, stop: date, leave: Iterable[Leave]) -> int:
     return (stop - first).days - on_leave
 
 
-def _nth_counted_date(first: date, n: int, leave: Iterable[Leave]) -> date:
+def _nth_counted_date(first: date, n: int, leave: Iterable[LeavePeriod]) -> date:
     """The ``n``-th day (``n >= 1``) from ``first`` on that is not a leave day."""
     cursor = first
     for start, end in _leave_runs(leave, first):
@@ -133,7 +134,7 @@ def _nth_counted_date(first: date, n: int, leave: Iterable[Leave]) -> date:
     return cursor + timedelta(days=n - 1)
 
 
-def _leave_intervals(leave: Iterable[Leave], tz: tzinfo) -> list[tuple[datetime, datetime]]:
+def _leave_intervals(leave: Iterable[LeavePeriod], tz: tzinfo) -> list[tuple[datetime, datetime]]:
     """The leave as real-time intervals, local midnight to local midnight, in UTC."""
     return [
         (day_start(start, tz).astimezone(UTC), day_start(end + _ONE_DAY, tz).astimezone(UTC))
@@ -142,7 +143,7 @@ def _leave_intervals(leave: Iterable[Leave], tz: tzinfo) -> list[tuple[datetime,
 
 
 def _elapsed_off_leave(
-    start: datetime, stop: datetime, leave: Iterable[Leave], tz: tzinfo
+    start: datetime, stop: datetime, leave: Iterable[LeavePeriod], tz: tzinfo
 ) -> timedelta:
     """Real time from ``start`` to ``stop`` that is not on leave (zero if ``stop`` is earlier)."""
     start, stop = start.astimezone(UTC), stop.astimezone(UTC)
@@ -160,7 +161,7 @@ def _elapsed_off_leave(
 
 
 def _raw_days(
-    profile: Profile, received: datetime, sent: datetime, leave: Iterable[Leave], tz: tzinfo
+    profile: Profile, received: datetime, sent: datetime, leave: Iterable[LeavePeriod], tz: tzinfo
 ) -> int:
     """The days of one move before days over the doubling threshold count twice."""
     if profile.day_counting is DayCounting.ELAPSED_HOURS:
@@ -190,7 +191,7 @@ def move_days(
     profile: Profile,
     received: datetime,
     sent: datetime,
-    leave: Iterable[Leave] = (),
+    leave: Iterable[LeavePeriod] = (),
     tz: tzinfo | None = None,
 ) -> int:
     """The days a player used on one move (docs/rules.md 2.1).
@@ -250,7 +251,7 @@ def first_move_days(
     profile: Profile,
     start: date,
     sent: datetime,
-    leave: Iterable[Leave] = (),
+    leave: Iterable[LeavePeriod] = (),
     tz: tzinfo | None = None,
 ) -> int:
     """The days used on the first move of a game that started on ``start`` (art. 24).
@@ -265,7 +266,7 @@ def first_move_days(
 
 
 def _raw_days_reached_at(
-    profile: Profile, received: datetime, raw: int, leave: Iterable[Leave], tz: tzinfo
+    profile: Profile, received: datetime, raw: int, leave: Iterable[LeavePeriod], tz: tzinfo
 ) -> datetime:
     """The first instant at which a move's raw days reach ``raw``."""
     if raw <= 0:
@@ -291,7 +292,7 @@ def days_reached_at(
     profile: Profile,
     received: datetime,
     days: int,
-    leave: Iterable[Leave] = (),
+    leave: Iterable[LeavePeriod] = (),
     tz: tzinfo | None = None,
 ) -> datetime:
     """The first instant at which the days running on a move reach ``days``.
@@ -327,7 +328,7 @@ class MoveTime:
 
 
 @dataclasses.dataclass(frozen=True)
-class Penalty:
+class ClockPenalty:
     """Days added to a player's time (art. 17, 22, 40, 56).
 
     ``move_number`` is the player's move at which it was imposed (the move
@@ -389,7 +390,7 @@ def _control(profile: Profile, count_start: int, move_number: int) -> tuple[int,
 def control_state(
     profile: Profile,
     moves: Sequence[MoveTime],
-    penalties: Sequence[Penalty] = (),
+    penalties: Sequence[ClockPenalty] = (),
     running_days: int | None = None,
     awarded: Collection[int] = (),
 ) -> ControlState:
@@ -467,7 +468,7 @@ def _first_move(profile: Profile, moves: Sequence[MoveTime], running_days: int |
     return first
 
 
-def _penalty_days(penalties: Sequence[Penalty], first: int, upcoming: int) -> dict[int, int]:
+def _penalty_days(penalties: Sequence[ClockPenalty], first: int, upcoming: int) -> dict[int, int]:
     """The penalty days added at each move number (moves ``first`` to ``upcoming``)."""
     penalty_days: dict[int, int] = {}
     for penalty in penalties:
@@ -553,8 +554,8 @@ def overstep_at(
     profile: Profile,
     moves: Sequence[MoveTime],
     received: datetime,
-    penalties: Sequence[Penalty] = (),
-    leave: Iterable[Leave] = (),
+    penalties: Sequence[ClockPenalty] = (),
+    leave: Iterable[LeavePeriod] = (),
     tz: tzinfo | None = None,
     awarded: Collection[int] = (),
 ) -> datetime | None:
@@ -583,8 +584,8 @@ def overstep_times(
     profile: Profile,
     moves: Sequence[MoveTime],
     received: datetime,
-    penalties: Sequence[Penalty] = (),
-    leave: Iterable[Leave] = (),
+    penalties: Sequence[ClockPenalty] = (),
+    leave: Iterable[LeavePeriod] = (),
     tz: tzinfo | None = None,
     awarded: Collection[int] = (),
 ) -> list[datetime]:
@@ -631,13 +632,13 @@ class Totals:
     black: int
 
 
-def total_days(moves: Iterable[MoveTime], penalties: Iterable[Penalty] = ()) -> int:
+def total_days(moves: Iterable[MoveTime], penalties: Iterable[ClockPenalty] = ()) -> int:
     """A player's total days in the whole game, penalties included.
 
     After a first overstep the Bulgarian move line shows the time since the
     new count began (art. 7 З note): that is :attr:`ControlState.used_days`.
 
-    >>> total_days([MoveTime(1, 3), MoveTime(2, 4)], [Penalty(5, 2)])
+    >>> total_days([MoveTime(1, 3), MoveTime(2, 4)], [ClockPenalty(5, 2)])
     12
     """
     return sum(move.days for move in moves) + sum(penalty.days for penalty in penalties)
@@ -646,12 +647,12 @@ def total_days(moves: Iterable[MoveTime], penalties: Iterable[Penalty] = ()) -> 
 def totals(
     white_moves: Iterable[MoveTime],
     black_moves: Iterable[MoveTime],
-    white_penalties: Iterable[Penalty] = (),
-    black_penalties: Iterable[Penalty] = (),
+    white_penalties: Iterable[ClockPenalty] = (),
+    black_penalties: Iterable[ClockPenalty] = (),
 ) -> Totals:
     """Both players' totals for the move line.
 
-    >>> totals([MoveTime(1, 15)], [MoveTime(1, 16)], black_penalties=[Penalty(5, 1)])
+    >>> totals([MoveTime(1, 15)], [MoveTime(1, 16)], black_penalties=[ClockPenalty(5, 1)])
     Totals(white=15, black=21)
     """
     return Totals(
@@ -697,7 +698,7 @@ def auto_played(move_number: int) -> MoveTime:
 def repeat_due(
     profile: Profile,
     forwarded: datetime,
-    leave: Iterable[Leave] = (),
+    leave: Iterable[LeavePeriod] = (),
     tz: tzinfo | None = None,
 ) -> datetime | None:
     """When an unanswered move falls due for repetition (art. 26; 003 part 1 art. 3a).
@@ -723,7 +724,11 @@ def repeat_due(
 
 
 def _exceeded_at(
-    profile: Profile, forwarded: datetime, days: int, leave: Iterable[Leave], tz: tzinfo | None
+    profile: Profile,
+    forwarded: datetime,
+    days: int,
+    leave: Iterable[LeavePeriod],
+    tz: tzinfo | None,
 ) -> datetime:
     _require_aware("forwarded", forwarded)
     return _raw_days_reached_at(profile, forwarded, days + 1, tuple(leave), zone(profile, tz))
@@ -732,7 +737,7 @@ def _exceeded_at(
 def notice_due(
     profile: Profile,
     forwarded: datetime,
-    leave: Iterable[Leave] = (),
+    leave: Iterable[LeavePeriod] = (),
     tz: tzinfo | None = None,
 ) -> datetime:
     """From this instant on, a reply needs a delay notice sent before it (art. 25).
@@ -751,7 +756,7 @@ def notice_due(
 def silence_due(
     profile: Profile,
     forwarded: datetime,
-    leave: Iterable[Leave] = (),
+    leave: Iterable[LeavePeriod] = (),
     tz: tzinfo | None = None,
 ) -> datetime | None:
     """When silence on a move loses (art. 31; 003 part 2 art. 3b), or None if it never does.
@@ -774,7 +779,7 @@ def silence_due(
 def silence_report_due(
     profile: Profile,
     forwarded: datetime,
-    leave: Iterable[Leave] = (),
+    leave: Iterable[LeavePeriod] = (),
     tz: tzinfo | None = None,
 ) -> datetime | None:
     """When silence on a move goes to the director for a decision (003 part 1 art. 3b).

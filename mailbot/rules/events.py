@@ -192,7 +192,7 @@ class TablebaseClaimed(Event):
     game: int
     claim: int
     player: int
-    verdict: tablebase.Verdict
+    verdict: tablebase.TablebaseVerdict
 
 
 @dataclasses.dataclass(frozen=True)

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 
 import chess
 
+from mailbot.rules.errors import RulesError
 from mailbot.rules.phrase import Phrase
 from mailbot.rules.profile import Profile, WithdrawalPolicy
 from mailbot.rules.result import BOARD_RESULTS, Result
@@ -47,7 +48,7 @@ TABLEBASE_PIECES = 7
 FIFTY_MOVE_PLIES = 100
 
 
-class GameEndError(ValueError):
+class GameEndError(RulesError, ValueError):
     """A game end that cannot be: a result that contradicts its termination,
     a draw accepted when no offer stands, an adjudication claim that is no
     result."""

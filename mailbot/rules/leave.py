@@ -4,7 +4,7 @@ Sources: art. 42-46 of the Bulgarian rules, ICCF 003 part 1 art. 8a and
 part 2 art. 7a. A leave is a span of calendar days, both ends included
 (003 part 1 art. 8a: "the first and the last day of the leave count")::
 
-    >>> summer = Leave(date(2026, 7, 7), date(2026, 7, 13))
+    >>> summer = LeavePeriod(date(2026, 7, 7), date(2026, 7, 13))
     >>> summer.days
     7
     >>> summer.contains(date(2026, 7, 13)), summer.contains(date(2026, 7, 14))
@@ -16,7 +16,7 @@ Each player has an allowance per calendar year (``Profile.leave_days_per_year``:
 retroactively (art. 43, 56)::
 
     >>> from mailbot.rules.profile import profile
-    >>> june = Leave(date(2026, 6, 1), date(2026, 6, 25))
+    >>> june = LeavePeriod(date(2026, 6, 1), date(2026, 6, 25))
     >>> decision = check_request(profile("bg-email"), [june], summer)
     >>> decision.granted, decision.refusal, decision.remaining(2026)
     (False, <LeaveRefusal.EXCEEDS_ALLOWANCE: 'exceeds-allowance'>, 5)
@@ -38,26 +38,27 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import date, timedelta
 
+from mailbot.rules.errors import RulesError
 from mailbot.rules.profile import Profile
 
 _ONE_DAY = timedelta(days=1)
 
 
-class InvalidLeaveError(ValueError):
+class InvalidLeaveError(RulesError, ValueError):
     """A leave whose dates do not form a span (the end before the start)."""
 
 
-class InvalidDateError(ValueError):
+class InvalidDateError(RulesError, ValueError):
     """Text that is not a date in one of the accepted, unambiguous forms."""
 
 
 @dataclasses.dataclass(frozen=True)
-class Leave:
+class LeavePeriod:
     """A leave from ``start`` to ``end``, both days included.
 
-    >>> Leave(date(2026, 12, 28), date(2027, 1, 3)).days_in(2027)
+    >>> LeavePeriod(date(2026, 12, 28), date(2027, 1, 3)).days_in(2027)
     3
-    >>> Leave(date(2026, 6, 30), date(2026, 6, 1))
+    >>> LeavePeriod(date(2026, 6, 30), date(2026, 6, 1))
     Traceback (most recent call last):
     ...
     mailbot.rules.leave.InvalidLeaveError: leave ends on 2026-06-01, before it starts on 2026-06-30
@@ -81,7 +82,7 @@ class Leave:
     def dates(self) -> Iterator[date]:
         """Every day of the leave, in order.
 
-        >>> [d.day for d in Leave(date(2026, 7, 7), date(2026, 7, 9)).dates()]
+        >>> [d.day for d in LeavePeriod(date(2026, 7, 7), date(2026, 7, 9)).dates()]
         [7, 8, 9]
         """
         day = self.start
@@ -96,13 +97,13 @@ class Leave:
     def __contains__(self, day: object) -> bool:
         return isinstance(day, date) and self.contains(day)
 
-    def overlaps(self, other: Leave) -> bool:
+    def overlaps(self, other: LeavePeriod) -> bool:
         """Whether the two leaves share at least one day.
 
-        >>> a = Leave(date(2026, 7, 1), date(2026, 7, 10))
-        >>> a.overlaps(Leave(date(2026, 7, 10), date(2026, 7, 20)))
+        >>> a = LeavePeriod(date(2026, 7, 1), date(2026, 7, 10))
+        >>> a.overlaps(LeavePeriod(date(2026, 7, 10), date(2026, 7, 20)))
         True
-        >>> a.overlaps(Leave(date(2026, 7, 11), date(2026, 7, 20)))
+        >>> a.overlaps(LeavePeriod(date(2026, 7, 11), date(2026, 7, 20)))
         False
         """
         return self.start <= other.end and other.start <= self.end
@@ -158,13 +159,13 @@ class YearBalance:
 class LeaveDecision:
     """The answer to a leave request."""
 
-    requested: Leave
+    requested: LeavePeriod
     #: None when granted.
     refusal: LeaveRefusal | None
     #: One balance per calendar year the request touches, in order.
     balances: tuple[YearBalance, ...]
     #: For :attr:`LeaveRefusal.OVERLAPS`: the leave already taken that it overlaps.
-    conflict: Leave | None = None
+    conflict: LeavePeriod | None = None
 
     @property
     def granted(self) -> bool:
@@ -184,8 +185,8 @@ class LeaveDecision:
 
 def check_request(
     profile: Profile,
-    taken: Sequence[Leave],
-    requested: Leave,
+    taken: Sequence[LeavePeriod],
+    requested: LeavePeriod,
     extra_days_by_year: Mapping[int, int] | None = None,
     today: date | None = None,
 ) -> LeaveDecision:
@@ -200,11 +201,11 @@ def check_request(
     announce a leave before it begins (art. 44).
 
     >>> from mailbot.rules.profile import profile
-    >>> december = Leave(date(2026, 12, 20), date(2027, 1, 10))
+    >>> december = LeavePeriod(date(2026, 12, 20), date(2027, 1, 10))
     >>> d = check_request(profile("iccf-postal"), [], december)
     >>> d.granted, d.remaining(2026), d.remaining(2027)
     (True, 33, 35)
-    >>> january = Leave(date(2027, 1, 5), date(2027, 1, 6))
+    >>> january = LeavePeriod(date(2027, 1, 5), date(2027, 1, 6))
     >>> d = check_request(profile("iccf-postal"), [december], january)
     >>> d.refusal, d.conflict == december
     (<LeaveRefusal.OVERLAPS: 'overlaps'>, True)
@@ -232,14 +233,14 @@ def check_request(
     return LeaveDecision(requested, None, balances)
 
 
-def cancel_from(leave: Leave, day: date) -> Leave | None:
+def cancel_from(leave: LeavePeriod, day: date) -> LeavePeriod | None:
     """What is left of ``leave`` in a game in which the player moved on ``day``.
 
     A move sent during a leave ends the leave in that game from the day it
     was sent (art. 46); the days before stay leave. A move outside the leave
     leaves it as it is. Returns None when nothing is left.
 
-    >>> july = Leave(date(2026, 7, 7), date(2026, 7, 13))
+    >>> july = LeavePeriod(date(2026, 7, 7), date(2026, 7, 13))
     >>> cancel_from(july, date(2026, 7, 7)) is None
     True
     >>> cancel_from(july, date(2026, 7, 20)) == july
@@ -249,14 +250,14 @@ def cancel_from(leave: Leave, day: date) -> Leave | None:
         return leave
     if day == leave.start:
         return None
-    return Leave(leave.start, day - _ONE_DAY)
+    return LeavePeriod(leave.start, day - _ONE_DAY)
 
 
-def cancel_in_game(leaves: Iterable[Leave], day: date) -> tuple[Leave, ...]:
+def cancel_in_game(leaves: Iterable[LeavePeriod], day: date) -> tuple[LeavePeriod, ...]:
     """The player's leaves in one game after they moved in it on ``day`` (art. 46).
 
-    >>> leaves = [Leave(date(2026, 7, 7), date(2026, 7, 13)),
-    ...           Leave(date(2026, 8, 1), date(2026, 8, 5))]
+    >>> leaves = [LeavePeriod(date(2026, 7, 7), date(2026, 7, 13)),
+    ...           LeavePeriod(date(2026, 8, 1), date(2026, 8, 5))]
     >>> [(x.start.day, x.end.day) for x in cancel_in_game(leaves, date(2026, 7, 9))]
     [(7, 8), (1, 5)]
     """

@@ -24,10 +24,12 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Generic, TypeVar
 
+from mailbot.rules.errors import RulesError
+
 PlayerT = TypeVar("PlayerT")
 
 
-class PairingError(ValueError):
+class PairingError(RulesError, ValueError):
     """The players cannot be paired (too few, or the same player twice)."""
 
 

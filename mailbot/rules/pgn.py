@@ -70,6 +70,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import chess
 import chess.pgn
 
+from mailbot.rules.errors import RulesError
 from mailbot.rules.game import Termination
 
 #: The results of the PGN standard; ``*`` is a game without one (unfinished or, with
@@ -77,7 +78,7 @@ from mailbot.rules.game import Termination
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 
 
-class PgnExportError(ValueError):
+class PgnExportError(RulesError, ValueError):
     """A game record that cannot be written as PGN: an illegal move, a
     result that is not a PGN result, a tag that would clash or leak an
     e-mail address."""

@@ -17,6 +17,8 @@ import enum
 from collections.abc import Mapping
 from typing import Any
 
+from mailbot.rules.errors import RulesError
+
 
 class DayCounting(enum.Enum):
     """How the days of one move are counted (docs/rules.md 2.1)."""
@@ -40,7 +42,7 @@ class WithdrawalPolicy(enum.Enum):
     ICCF = "iccf"
 
 
-class ProfileError(ValueError):
+class ProfileError(RulesError, ValueError):
     """A profile name or override is not valid; ``path`` names the key."""
 
     def __init__(self, path: str, message: str) -> None:

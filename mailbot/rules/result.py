@@ -21,10 +21,12 @@ import enum
 
 import chess
 
+from mailbot.rules.errors import RulesError
+
 __all__ = ["BOARD_RESULTS", "Colour", "Result", "UnknownResultError"]
 
 
-class UnknownResultError(ValueError):
+class UnknownResultError(RulesError, ValueError):
     """Text that is no result."""
 
 

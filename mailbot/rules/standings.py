@@ -49,6 +49,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import chess
 
+from mailbot.rules.errors import RulesError
 from mailbot.rules.result import Result
 from mailbot.rules.tabletext import CROSSTABLE_WORDS, TEAM_WORDS, grid_lines, truncate
 from mailbot.rules.tiebreaks import Criterion, places, rank_groups
@@ -72,11 +73,11 @@ UNFINISHED_MARK = "."
 _FRACTIONS = {0.0: "", 0.25: "¼", 0.5: "½", 0.75: "¾"}
 
 
-class StandingsError(ValueError):
+class StandingsError(RulesError, ValueError):
     """The players, teams or results cannot make a table."""
 
 
-class UnknownResultError(StandingsError):
+class UnreadableResultError(StandingsError):
     """A result other than a :class:`~mailbot.rules.result.Result` (``'1-0'``, ``'annulled'``...)
     or ``None``."""
 
@@ -122,7 +123,7 @@ def _check_result(result: str | None) -> Result | None:
     if result is None:
         return None
     if result not in RESULTS:
-        raise UnknownResultError(
+        raise UnreadableResultError(
             f"unknown result {result!r}: write 1-0, 0-1, 1/2-1/2, +/-, -/+, annulled or nothing"
         )
     return Result(result)

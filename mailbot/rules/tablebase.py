@@ -18,7 +18,7 @@ import chess
 import chess.syzygy
 
 
-class Outcome(enum.Enum):
+class TablebaseOutcome(enum.Enum):
     """The tables' verdict on a position, from White's side."""
 
     WHITE_WINS = "white-wins"
@@ -27,7 +27,7 @@ class Outcome(enum.Enum):
 
 
 @dataclasses.dataclass(frozen=True)
-class Verdict:
+class TablebaseVerdict:
     """What the tables say of one position, or why they say nothing.
 
     ``outcome`` is None when no tables are installed (``installed`` false) or
@@ -36,7 +36,7 @@ class Verdict:
 
     installed: bool
     pieces: int
-    outcome: Outcome | None = None
+    outcome: TablebaseOutcome | None = None
     #: A win that the fifty-move rule would turn into a draw under FIDE rules
     #: (Syzygy's cursed win or blessed loss); a win under the ICCF rule.
     cursed: bool = False
@@ -46,14 +46,14 @@ class Verdict:
     def result(self) -> str | None:
         """The result the tables give, as a PGN result, or None."""
         return {
-            Outcome.WHITE_WINS: "1-0",
-            Outcome.DRAW: "1/2-1/2",
-            Outcome.BLACK_WINS: "0-1",
+            TablebaseOutcome.WHITE_WINS: "1-0",
+            TablebaseOutcome.DRAW: "1/2-1/2",
+            TablebaseOutcome.BLACK_WINS: "0-1",
             None: None,
         }[self.outcome]
 
 
-def probe(board: chess.Board, folder: str | None) -> Verdict:
+def probe(board: chess.Board, folder: str | None) -> TablebaseVerdict:
     """The tables' verdict on ``board`` from the Syzygy files in ``folder``.
 
     >>> probe(chess.Board("8/8/4k3/8/8/3QK3/8/8 w - - 0 70"), None)
@@ -61,24 +61,24 @@ def probe(board: chess.Board, folder: str | None) -> Verdict:
     """
     pieces = chess.popcount(board.occupied)
     if not folder:
-        return Verdict(False, pieces)
+        return TablebaseVerdict(False, pieces)
     tables = _open(folder)
     try:
         wdl = tables.probe_wdl(board)
     except (chess.syzygy.MissingTableError, KeyError):
-        return Verdict(True, pieces)
+        return TablebaseVerdict(True, pieces)
     try:
         dtz: int | None = tables.probe_dtz(board)
     except (chess.syzygy.MissingTableError, KeyError):
         dtz = None
     # wdl is from the side to move: 2 win, 1 cursed win, 0 draw, -1 blessed loss, -2 loss
     if wdl == 0:
-        outcome = Outcome.DRAW
+        outcome = TablebaseOutcome.DRAW
     else:
         mover_wins = wdl > 0
         white_wins = mover_wins == (board.turn == chess.WHITE)
-        outcome = Outcome.WHITE_WINS if white_wins else Outcome.BLACK_WINS
-    return Verdict(True, pieces, outcome, cursed=abs(wdl) == 1, dtz=dtz)
+        outcome = TablebaseOutcome.WHITE_WINS if white_wins else TablebaseOutcome.BLACK_WINS
+    return TablebaseVerdict(True, pieces, outcome, cursed=abs(wdl) == 1, dtz=dtz)
 
 
 @functools.lru_cache(maxsize=4)

@@ -57,6 +57,7 @@ from sqlalchemy.exc import SAWarning
 from sqlalchemy.types import DateTime
 
 from mailbot.mail.files import replaced_privately
+from mailbot.rules.errors import StoreError
 from mailbot.store.engine import make_engine
 from mailbot.store.schema import downgrade, migrations_head, schema_revision, upgrade
 
@@ -69,7 +70,7 @@ CHUNK = 500
 _ALEMBIC = "alembic_version"
 
 
-class BackupError(RuntimeError):
+class BackupError(StoreError, RuntimeError):
     """A backup cannot be written or restored; the message is the one line to show."""
 
 

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from mailbot.rules import events as ev
 from mailbot.rules import game
+from mailbot.store.kinds import ClaimDecider, ClaimState
 from mailbot.store.models import Claim, Game, Player
 
 
@@ -26,7 +27,7 @@ def end_game(
     ``answering`` is the player whose message ended the game, if one did;
     ``first_ply`` the first ply of the move that ended it, if a move did.
     """
-    g.result = end.result.value
+    g.result = end.result
     g.termination = end.termination.value
     g.ended_at = now
     g.draw_offer_by = None
@@ -34,9 +35,11 @@ def end_game(
     g.pending_conditional, g.pending_conditional_by = None, None
     for claim in g.claims:
         if claim.status == "open":
-            claim.status = "rejected" if claim.kind != "adjudication" else "confirmed"
+            claim.status = (
+                ClaimState.REJECTED if claim.kind != "adjudication" else ClaimState.CONFIRMED
+            )
             claim.decided_at = now
-            claim.decided_by = "game-over"
+            claim.decided_by = ClaimDecider.GAME_OVER
     return ev.GameEnded(g.id, end, answering.id if answering is not None else None, first_ply)
 
 
@@ -88,9 +91,9 @@ def settle_adjudication_claims(session: Session, g: Game, now: datetime.datetime
         session.flush()
     agreed = game.settle_adjudication(claim.details.get("white"), claim.details.get("black"))
     if agreed is not None:
-        claim.status = "confirmed"
+        claim.status = ClaimState.CONFIRMED
         claim.decided_at = now
-        claim.decided_by = "agreement"
+        claim.decided_by = ClaimDecider.AGREEMENT
         end = game.adjudicate(agreed, reason=f"both players claimed {agreed} (art. 53 note)")
         return [end_game(g, end, now)]
     due = now.astimezone(ZoneInfo(g.tournament.timezone)).date()

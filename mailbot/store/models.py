@@ -51,19 +51,32 @@ from sqlalchemy.orm import (
 )
 from sqlalchemy.types import TypeDecorator
 
+from mailbot.rules.clock import NaiveDatetimeError
 from mailbot.rules.result import Colour, Result
+from mailbot.store.kinds import (
+    ClaimDecider,
+    ClaimKind,
+    ClaimState,
+    EnumText,
+    Gender,
+    Grantor,
+    HeldStatus,
+    InboundStatus,
+    OutboxStatus,
+    PenaltyDecider,
+)
 
 #: Game results as stored; ``+/-`` and ``-/+`` are forfeits.
 RESULTS = tuple(r.value for r in Result)
 COLORS = tuple(c.value for c in Colour)
-GENDERS = ("f", "m")
-INBOUND_STATUSES = ("new", "processed", "ignored", "rejected", "quarantined")
-OUTBOX_STATUSES = ("pending", "sent", "failed", "bounced")
-CLAIM_KINDS = ("silence", "overstep", "draw", "adjudication", "complaint", "tablebase")
-CLAIM_STATUSES = ("open", "confirmed", "rejected")
-PENALTY_DECIDERS = ("referee", "td")
-HELD_STATUSES = ("held", "confirmed", "cancelled", "lapsed")
-LEAVE_GRANTORS = ("player", "td")
+GENDERS = tuple(Gender)
+INBOUND_STATUSES = tuple(InboundStatus)
+OUTBOX_STATUSES = tuple(OutboxStatus)
+CLAIM_KINDS = tuple(ClaimKind)
+CLAIM_STATUSES = tuple(ClaimState)
+PENALTY_DECIDERS = tuple(PenaltyDecider)
+HELD_STATUSES = tuple(HeldStatus)
+LEAVE_GRANTORS = tuple(Grantor)
 
 #: ``Game.due_at`` of a game the sweep must look at again: something about it changed.
 RECHECK = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
@@ -75,10 +88,6 @@ NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
-
-
-class NaiveDatetimeError(ValueError):
-    """A datetime without a time zone was about to be stored."""
 
 
 class UTCDateTime(TypeDecorator[datetime.datetime]):
@@ -217,7 +226,7 @@ class Player(Base):
     #: Per-player token for federations whose mail has no DMARC.
     secret: Mapped[str | None] = mapped_column(String(64))
     #: ``f`` or ``m``: how Bulgarian and Russian mail addresses the player.
-    gender: Mapped[str | None] = mapped_column(String(1))
+    gender: Mapped[Gender | None] = mapped_column(EnumText(Gender, 1))
     #: One daily mail with all the player's games instead of a mail per move.
     digest: Mapped[bool] = mapped_column(default=False)
     #: When the last digest went out.
@@ -312,16 +321,16 @@ class Game(Base):
     #: Round and board of the Berger table (round robins only).
     round: Mapped[int | None]
     board: Mapped[int | None]
-    result: Mapped[str | None] = mapped_column(String(8))
+    result: Mapped[Result | None] = mapped_column(EnumText(Result, 8))
     #: How the game ended, in words (``resignation``, ``overstep``...).
     termination: Mapped[str | None] = mapped_column(Text)
     ended_at: Mapped[datetime.datetime | None]
     #: A standing draw offer (valid until the opponent's next move).
-    draw_offer_by: Mapped[str | None] = mapped_column(String(5))
+    draw_offer_by: Mapped[Colour | None] = mapped_column(EnumText(Colour, 5))
     draw_offer_ply: Mapped[int | None]
     #: A conditional line still waiting, in UCI: the opponent's expected reply first.
     pending_conditional: Mapped[list[str] | None]
-    pending_conditional_by: Mapped[str | None] = mapped_column(String(5))
+    pending_conditional_by: Mapped[Colour | None] = mapped_column(EnumText(Colour, 5))
     #: When the last move was sent to the player to move; in a game whose every
     #: move was voided (art. 20), when the director handed it back to White.
     last_forwarded_at: Mapped[datetime.datetime | None]
@@ -375,7 +384,9 @@ class InboundMessage(Base):
     from_addr: Mapped[str | None] = mapped_column(String(320), index=True)
     subject: Mapped[str | None] = mapped_column(Text)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
-    status: Mapped[str] = mapped_column(String(12), default="new", index=True)
+    status: Mapped[InboundStatus] = mapped_column(
+        EnumText(InboundStatus, 12), default=InboundStatus.NEW, index=True
+    )
     attempts: Mapped[int] = mapped_column(default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
     game_id: Mapped[int | None] = mapped_column(
@@ -435,7 +446,7 @@ class Penalty(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
-    color: Mapped[str] = mapped_column(String(5))
+    color: Mapped[Colour] = mapped_column(EnumText(Colour, 5))
     days: Mapped[int]
     #: ``impossible``, ``incorrect``, ``unclear``, ``td``...
     reason: Mapped[str] = mapped_column(String(32))
@@ -443,7 +454,9 @@ class Penalty(Base):
     ply_at: Mapped[int]
     created_at: Mapped[datetime.datetime]
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
-    decided_by: Mapped[str] = mapped_column(String(8), default="referee")
+    decided_by: Mapped[PenaltyDecider] = mapped_column(
+        EnumText(PenaltyDecider, 8), default=PenaltyDecider.REFEREE
+    )
 
     game: Mapped[Game] = relationship(back_populates="penalties")
 
@@ -463,7 +476,7 @@ class Leave(Base):
     end: Mapped[datetime.date]
     created_at: Mapped[datetime.datetime]
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
-    granted_by: Mapped[str] = mapped_column(String(8), default="player")
+    granted_by: Mapped[Grantor] = mapped_column(EnumText(Grantor, 8), default=Grantor.PLAYER)
 
     player: Mapped[Player] = relationship(back_populates="leaves")
     cancellations: Mapped[list[LeaveCancellation]] = relationship(
@@ -506,7 +519,7 @@ class DelayNotice(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
-    color: Mapped[str] = mapped_column(String(5))
+    color: Mapped[Colour] = mapped_column(EnumText(Colour, 5))
     #: Half-moves played when the notice came: it covers the move then due.
     ply_at: Mapped[int]
     received_at: Mapped[datetime.datetime]
@@ -540,7 +553,9 @@ class Outbox(Base):
         ForeignKey("games.id", ondelete="SET NULL"), index=True
     )
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
-    status: Mapped[str] = mapped_column(String(8), default="pending")
+    status: Mapped[OutboxStatus] = mapped_column(
+        EnumText(OutboxStatus, 8), default=OutboxStatus.PENDING
+    )
     attempts: Mapped[int] = mapped_column(default=0)
     next_attempt_at: Mapped[datetime.datetime]
     last_error: Mapped[str | None] = mapped_column(Text)
@@ -603,16 +618,18 @@ class Claim(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
-    kind: Mapped[str] = mapped_column(String(16))
+    kind: Mapped[ClaimKind] = mapped_column(EnumText(ClaimKind, 16))
     #: The claimant's colour; None when the bot opened the claim itself.
-    by_color: Mapped[str | None] = mapped_column(String(5))
+    by_color: Mapped[Colour | None] = mapped_column(EnumText(Colour, 5))
     #: The colour that would lose (silence, overstep), if any.
-    against: Mapped[str | None] = mapped_column(String(5))
+    against: Mapped[Colour | None] = mapped_column(EnumText(Colour, 5))
     opened_at: Mapped[datetime.datetime]
-    status: Mapped[str] = mapped_column(String(10), default="open", index=True)
+    status: Mapped[ClaimState] = mapped_column(
+        EnumText(ClaimState, 10), default=ClaimState.OPEN, index=True
+    )
     decided_at: Mapped[datetime.datetime | None]
     #: ``td``, ``auto`` (auto_forfeit), ``agreement`` (both claimed the same result)...
-    decided_by: Mapped[str | None] = mapped_column(String(16))
+    decided_by: Mapped[ClaimDecider | None] = mapped_column(EnumText(ClaimDecider, 16))
     #: Claimed result, analysis, the packet sent to the TD...
     details: Mapped[dict[str, Any]] = mapped_column(default=dict)
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
@@ -638,7 +655,7 @@ class HeldOrder(Base):
     outbox_id: Mapped[int | None] = mapped_column(
         ForeignKey("outbox.id", ondelete="SET NULL"), index=True
     )
-    status: Mapped[str] = mapped_column(String(10), default="held")
+    status: Mapped[HeldStatus] = mapped_column(EnumText(HeldStatus, 10), default=HeldStatus.HELD)
     created_at: Mapped[datetime.datetime]
     lapses_at: Mapped[datetime.datetime]
     decided_at: Mapped[datetime.datetime | None]

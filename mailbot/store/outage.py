@@ -34,6 +34,8 @@ from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
+from mailbot.rules.errors import StoreError
+
 
 class Fault(enum.Enum):
     """What is wrong with the store."""
@@ -108,7 +110,7 @@ class StoreFault:
         return self.line()
 
 
-class StoreUnavailable(RuntimeError):
+class StoreUnavailable(StoreError, RuntimeError):
     """The store cannot do its work (:class:`StoreFault`): no message is handled
     until it is back, and none is charged for it."""
 

@@ -34,6 +34,7 @@ from mailbot.mail.addresses import AddressError, ascii_domain, normal_address, s
 from mailbot.mail.bounces import Failure, Report, new_check, return_path, tag_in
 from mailbot.mail.postman import Postman, SendError, compose_address
 from mailbot.store.engine import recent
+from mailbot.store.kinds import OutboxStatus
 from mailbot.store.models import Outbox, Player
 
 log = logging.getLogger(__name__)
@@ -433,7 +434,7 @@ def _send(
         tally.failed += 1
         return True
     tally.broken = 0
-    row.status = "sent"
+    row.status = OutboxStatus.SENT
     row.sent_at = now
     row.attempts += 1
     if refused:
@@ -489,7 +490,7 @@ def _to(row: Outbox) -> str:
 def _give_up(
     session: Session, row: Outbox, now: datetime.datetime, on_give_up: GiveUp | None
 ) -> None:
-    row.status = "failed"
+    row.status = OutboxStatus.FAILED
     log.error("outbox %s to %s given up: %s", row.id, _to(row), row.last_error)
     if on_give_up is not None and UNDELIVERABLE not in row.headers:
         on_give_up(session, row, now)

@@ -16,10 +16,10 @@ from zoneinfo import ZoneInfo
 import chess
 
 from mailbot.rules import clock, game, pgn
-from mailbot.rules.leave import Leave as LeavePeriod
+from mailbot.rules.leave import LeavePeriod
 from mailbot.rules.notation import Notation, write_move
 from mailbot.rules.profile import DayCounting, Profile, profile
-from mailbot.rules.result import Result
+from mailbot.rules.result import Colour, Result
 from mailbot.store.models import Game, Player, Tournament
 
 
@@ -28,8 +28,8 @@ def color_of(g: Game, player: Player) -> chess.Color:
     return chess.WHITE if player.id == g.white_id else chess.BLACK
 
 
-def color_name(color: chess.Color) -> str:
-    return "white" if color == chess.WHITE else "black"
+def color_name(color: chess.Color) -> Colour:
+    return Colour.WHITE if color == chess.WHITE else Colour.BLACK
 
 
 def tag_of(g: Game) -> str:
@@ -49,7 +49,7 @@ def local_date(moment: datetime.datetime, tz: zoneinfo.ZoneInfo) -> datetime.dat
 
 
 @dataclasses.dataclass(frozen=True)
-class Totals:
+class GameTotals:
     white: int
     black: int
 
@@ -137,7 +137,7 @@ def _copy(board: chess.Board, plies: int) -> chess.Board:
     return copied
 
 
-def totals(g: Game) -> Totals:
+def totals(g: Game) -> GameTotals:
     white = sum(m.days for m in g.moves if m.ply % 2 == 1)
     black = sum(m.days for m in g.moves if m.ply % 2 == 0)
     for p in g.penalties:
@@ -145,7 +145,7 @@ def totals(g: Game) -> Totals:
             white += p.days
         else:
             black += p.days
-    return Totals(white, black)
+    return GameTotals(white, black)
 
 
 def player_leaves(player: Player, g: Game) -> tuple[LeavePeriod, ...]:
@@ -241,7 +241,7 @@ def move_line(
     ):
         first_of_message -= 1
     prev = moves[first_of_message - 2] if first_of_message >= 2 else None
-    sums = Totals(_line_total(g, chess.WHITE, upto_ply), _line_total(g, chess.BLACK, upto_ply))
+    sums = GameTotals(_line_total(g, chess.WHITE, upto_ply), _line_total(g, chess.BLACK, upto_ply))
     return MoveLine(
         moves=write_pair_from(g, first, style, upto=upto_ply),
         prev_sent=local_date(prev.forwarded_at, tz) if prev and prev.forwarded_at else None,
@@ -271,18 +271,20 @@ def _line_total(g: Game, color: chess.Color, upto_ply: int) -> int:
     state = clock.control_state(
         p,
         [clock.MoveTime((m.ply + 1) // 2, m.days) for m in moves],
-        [clock.Penalty(x.days, min(x.ply_at // 2 + 1, upcoming)) for x in penalties],
+        [clock.ClockPenalty(x.days, min(x.ply_at // 2 + 1, upcoming)) for x in penalties],
         awarded=[n for n in awarded_oversteps(g, color) if n <= upcoming],
     )
     return state.used_days if state.oversteps else whole
 
 
-def history(g: Game, color: chess.Color) -> tuple[list[clock.MoveTime], list[clock.Penalty]]:
+def history(g: Game, color: chess.Color) -> tuple[list[clock.MoveTime], list[clock.ClockPenalty]]:
     """One player's moves and penalties as the clock takes them."""
     parity = 1 if color == chess.WHITE else 0
     moves = [clock.MoveTime((m.ply + 1) // 2, m.days) for m in g.moves if m.ply % 2 == parity]
     name = color_name(color)
-    penalties = [clock.Penalty(p.days, p.ply_at // 2 + 1) for p in g.penalties if p.color == name]
+    penalties = [
+        clock.ClockPenalty(p.days, p.ply_at // 2 + 1) for p in g.penalties if p.color == name
+    ]
     return moves, penalties
 
 

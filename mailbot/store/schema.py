@@ -16,6 +16,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import URL
 
+from mailbot.rules.errors import StoreError
 from mailbot.store.engine import make_engine
 
 
@@ -57,7 +58,7 @@ def downgrade(url: str | URL | Engine, revision: str) -> None:
     _migrate(url, lambda config: command.downgrade(config, revision))
 
 
-class MigrationError(RuntimeError):
+class MigrationError(StoreError, RuntimeError):
     """A migration would leave rows pointing at rows that do not exist."""
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from mailbot.mail.addresses import AddressError, check_address
+from mailbot.rules.errors import StoreError
 
 #: The languages the bot writes in.
 LANGUAGES = ("en", "bg", "ru")
@@ -24,7 +25,7 @@ T = TypeVar("T")
 _PLAYER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 
-class StartListError(ValueError):
+class StartListError(StoreError, ValueError):
     """The start list is not valid; ``path`` names the key (``players[2].email``).
 
     ``where`` names the file, line and column when they are known.

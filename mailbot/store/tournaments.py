@@ -15,6 +15,8 @@ from sqlalchemy.orm import (
     Session,
 )
 
+from mailbot.rules.errors import StoreError
+from mailbot.store.kinds import HeldStatus
 from mailbot.store.models import (
     Game,
     HeldOrder,
@@ -28,7 +30,7 @@ from mailbot.store.models import (
 from mailbot.store.startlist import StartList
 
 
-class DuplicateTournamentError(ValueError):
+class DuplicateTournamentError(StoreError, ValueError):
     """A tournament with this index already exists."""
 
     def __init__(self, index: str) -> None:
@@ -36,7 +38,7 @@ class DuplicateTournamentError(ValueError):
         self.index = index
 
 
-class TournamentStartedError(ValueError):
+class TournamentStartedError(StoreError, ValueError):
     """A tournament in which a move has been played cannot be deleted."""
 
 
@@ -161,7 +163,7 @@ def delete_tournament(session: Session, index: str) -> int:
     named = re.compile(rf"(?<![\w.-]){re.escape(index)}(?![\w.-]|/\D)")
     for held in session.scalars(select(HeldOrder).where(HeldOrder.status == "held")).all():
         if held.director_email == t.director_email and any(named.search(o) for o in held.orders):
-            held.status = "cancelled"
+            held.status = HeldStatus.CANCELLED
     session.delete(t)
     session.flush()
     return len(pending)

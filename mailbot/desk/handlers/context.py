@@ -25,6 +25,7 @@ from mailbot.rules import events as ev
 from mailbot.rules import referee
 from mailbot.rules.notation import read_moves
 from mailbot.store.engine import recent
+from mailbot.store.kinds import InboundStatus
 from mailbot.store.models import Game, InboundMessage, Player, ReplyCount, Tournament
 
 log = logging.getLogger("mailbot.desk.pipeline")
@@ -76,7 +77,9 @@ class Context(Work):
     def sender(self) -> str:
         return self.letter.from_addr
 
-    def refuse(self, reason: str, *events: ev.Event, status: str = "rejected") -> None:
+    def refuse(
+        self, reason: str, *events: ev.Event, status: InboundStatus = InboundStatus.REJECTED
+    ) -> None:
         """The bot does not act on the message: say why, and tell the sender (if anything)."""
         self.inbound.status = status
         self.inbound.reason = reason

@@ -30,6 +30,7 @@ from mailbot.mail.orderkeys import key_in, own_address
 from mailbot.rules import events as ev
 from mailbot.rules.notation import read_moves
 from mailbot.rules.phrase import Phrase
+from mailbot.store.kinds import HeldStatus
 from mailbot.store.models import Claim, HeldOrder, InboundMessage, OrderKey, Outbox
 
 log = logging.getLogger("mailbot.desk.pipeline")
@@ -93,7 +94,7 @@ def _answer_hold(ctx: Context, held: Sequence[HeldOrder], lines: Sequence[str]) 
     tournaments = tuple(t.id for t in ctx.directed)
     if "reject" in verdicts:
         for order in held:
-            order.status, order.decided_at = "cancelled", ctx.now
+            order.status, order.decided_at = HeldStatus.CANCELLED, ctx.now
         orders = tuple(o for h in held for o in h.orders)
         ctx.inbound.reason = "held orders cancelled by the director"
         received = ctx.inbound.internaldate
@@ -106,7 +107,10 @@ def _answer_hold(ctx: Context, held: Sequence[HeldOrder], lines: Sequence[str]) 
     lapsed: list[str] = []
     for order in held:
         live = order.lapses_at >= ctx.now
-        order.status, order.decided_at = ("confirmed" if live else "lapsed"), ctx.now
+        order.status, order.decided_at = (
+            (HeldStatus.CONFIRMED if live else HeldStatus.LAPSED),
+            ctx.now,
+        )
         (confirmed if live else lapsed).extend(order.orders)
     if lapsed:  # confirmed too late: asked again
         hold(ctx, lapsed)

@@ -25,7 +25,9 @@ from mailbot.rules import events as ev
 from mailbot.rules import game, referee
 from mailbot.rules.play import Ply, walk
 from mailbot.store.endings import end_game
-from mailbot.store.models import Game, LeaveCancellation, Move, Penalty, Player
+from mailbot.store.kinds import PenaltyDecider
+from mailbot.store.models import Game, LeaveCancellation, Move, Player
+from mailbot.store.penalties import impose_penalty
 from mailbot.store.record import (
     board_of,
     color_name,
@@ -94,10 +96,8 @@ def reject(ctx: Context, judgement: referee.Judgement) -> None:
     # art. 17 note: no penalty when the mail, not the player, garbled the move
     penalty = 0 if (ctx.letter.garbled and verdict == "unclear") else p.penalty_days
     if penalty:
-        g.penalties.append(
-            Penalty(color=color_name(color), days=penalty, reason=verdict, ply_at=len(g.moves),
-                    created_at=ctx.now, inbound_id=ctx.inbound.id, decided_by="referee")
-        )  # fmt: skip
+        impose_penalty(g, color_name(color), penalty, verdict, ctx.now,
+                       decided_by=PenaltyDecider.REFEREE, inbound_id=ctx.inbound.id)  # fmt: skip
     ctx.refuse(
         f"{verdict}: {judgement.reason}", ev.MoveRejected(g.id, mover.id, judgement, penalty)
     )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import chess
 
-from mailbot.compose.bounces import bounced_in
+from mailbot.compose.bounce_mail import bounced_in
 from mailbot.compose.gamemail import game_summary, orientation
 from mailbot.compose.messages import director_notice, game_mail, mail
 from mailbot.compose.registry import tells

@@ -10,8 +10,8 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from mailbot.commands.command import (
+    CommandContext,
     Commands,
-    Context,
     UsageError,
     described,
     fix_now,
@@ -51,7 +51,7 @@ def _status_arguments(parser: argparse.ArgumentParser) -> None:
     help="games, whose move, both clocks; one tournament (INDEX) or one game (INDEX/N) in detail",
     arguments=_status_arguments,
 )
-def status(ctx: Context, args: argparse.Namespace) -> int:
+def status(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.publish import report
 
     fix_now(ctx, args)
@@ -80,7 +80,7 @@ def _pgn_arguments(parser: argparse.ArgumentParser) -> None:
 @COMMANDS.command(
     "pgn", help="PGN of one game or a whole tournament to stdout", arguments=_pgn_arguments
 )
-def pgn(ctx: Context, args: argparse.Namespace) -> int:
+def pgn(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.publish import report
 
     return show(ctx, lambda session: report.pgn_of(session, args.target))
@@ -101,7 +101,7 @@ def _standings_arguments(parser: argparse.ArgumentParser) -> None:
 @COMMANDS.command(
     "standings", help="crosstable or team standings of a tournament", arguments=_standings_arguments
 )
-def standings(ctx: Context, args: argparse.Namespace) -> int:
+def standings(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.publish import report
 
     return show(ctx, lambda session: report.standings_of(session, args.index))
@@ -127,7 +127,7 @@ def _site_arguments(parser: argparse.ArgumentParser) -> None:
     help="write the tournament's static web pages (crosstable, a page per game, PGN) into DIR",
     arguments=_site_arguments,
 )
-def site(ctx: Context, args: argparse.Namespace) -> int:
+def site(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.publish.site import write_site
 
     fix_now(ctx, args)
@@ -162,7 +162,7 @@ def _evidence_arguments(parser: argparse.ArgumentParser) -> None:
     "its instant, and the move table",
     arguments=_evidence_arguments,
 )
-def evidence(ctx: Context, args: argparse.Namespace) -> int:
+def evidence(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.publish.evidence import EvidenceFolderError, write_evidence
 
     def write(session: Session) -> str:

@@ -8,8 +8,8 @@ import sys
 
 from mailbot.commands.command import (
     PROGRAM,
+    CommandContext,
     Commands,
-    Context,
     UsageError,
 )
 from mailbot.store.engine import make_engine, session_factory
@@ -48,7 +48,7 @@ def _quarantine_arguments(parser: argparse.ArgumentParser) -> None:
     "release puts them back to be handled at the next pass",
     arguments=_quarantine_arguments,
 )
-def quarantine(ctx: Context, args: argparse.Namespace) -> int:
+def quarantine(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.desk import quarantine as aside
 
     config = ctx.settings

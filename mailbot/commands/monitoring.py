@@ -6,8 +6,8 @@ import argparse
 import logging
 
 from mailbot.commands.command import (
+    CommandContext,
     Commands,
-    Context,
     described,
 )
 from mailbot.store.engine import make_engine, session_factory
@@ -32,7 +32,7 @@ COMMANDS = Commands()
     ),
     bad_usage=3,
 )
-def health(ctx: Context, args: argparse.Namespace) -> int:
+def health(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot import health as checkup
 
     engine = make_engine(ctx.settings.database)

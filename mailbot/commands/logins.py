@@ -6,8 +6,8 @@ import argparse
 import logging
 
 from mailbot.commands.command import (
+    CommandContext,
     Commands,
-    Context,
     UsageError,
     described,
 )
@@ -62,7 +62,7 @@ def _oauth_arguments(parser: argparse.ArgumentParser) -> None:
     "token file",
     arguments=_oauth_arguments,
 )
-def oauth_authorize(ctx: Context, args: argparse.Namespace) -> int:
+def oauth_authorize(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.mail import oauth
 
     account = ctx.settings.imap if args.account == "imap" else ctx.settings.smtp

@@ -6,8 +6,8 @@ import argparse
 import logging
 
 from mailbot.commands.command import (
+    CommandContext,
     Commands,
-    Context,
     described,
 )
 
@@ -30,7 +30,7 @@ COMMANDS = Commands()
     ),
     needs_config=False,
 )
-def demo(ctx: Context, args: argparse.Namespace) -> int:
+def demo(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.demo import run_demo
 
     result = run_demo(lambda line: print(line, file=ctx.stdout, flush=True))

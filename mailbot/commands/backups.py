@@ -7,8 +7,8 @@ import logging
 from pathlib import Path
 
 from mailbot.commands.command import (
+    CommandContext,
     Commands,
-    Context,
     UsageError,
     described,
 )
@@ -38,7 +38,7 @@ def _backup_arguments(parser: argparse.ArgumentParser) -> None:
     help="write a consistent snapshot of the whole store into FILE (while the daemon runs)",
     arguments=_backup_arguments,
 )
-def backup(ctx: Context, args: argparse.Namespace) -> int:
+def backup(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.store import backup as store_backup
 
     try:
@@ -72,7 +72,7 @@ def _restore_arguments(parser: argparse.ArgumentParser) -> None:
     help="load a backup into an empty database (SQLite or PostgreSQL)",
     arguments=_restore_arguments,
 )
-def restore(ctx: Context, args: argparse.Namespace) -> int:
+def restore(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.store import backup as store_backup
 
     try:

@@ -8,8 +8,8 @@ import logging
 from pathlib import Path
 
 from mailbot.commands.command import (
+    CommandContext,
     Commands,
-    Context,
     UsageError,
     described,
     fix_now,
@@ -44,7 +44,7 @@ COMMANDS = Commands()
         "example:\n  mailbot -c /etc/mailbot/config.yaml init",
     ),
 )
-def init(ctx: Context, args: argparse.Namespace) -> int:
+def init(ctx: CommandContext, args: argparse.Namespace) -> int:
     database = ctx.settings.database
     engine = make_engine(database)
     try:
@@ -86,7 +86,7 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
     help="create a tournament from a start list and mail every player their games",
     arguments=_import_arguments,
 )
-def tournament_import(ctx: Context, args: argparse.Namespace) -> int:
+def tournament_import(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.compose.notifier import Notifier
     from mailbot.courier import deliver
     from mailbot.mail.postman import Postman
@@ -147,7 +147,7 @@ def _delete_arguments(parser: argparse.ArgumentParser) -> None:
     help="remove a tournament in which no move has been played",
     arguments=_delete_arguments,
 )
-def tournament_delete(ctx: Context, args: argparse.Namespace) -> int:
+def tournament_delete(ctx: CommandContext, args: argparse.Namespace) -> int:
     engine = make_engine(ctx.settings.database)
     try:
         with session_factory(engine).begin() as session:

@@ -8,8 +8,8 @@ import logging
 from sqlalchemy.orm import Session
 
 from mailbot.commands.command import (
+    CommandContext,
     Commands,
-    Context,
     described,
     show,
 )
@@ -48,7 +48,7 @@ def _outbox_arguments(parser: argparse.ArgumentParser) -> None:
     "(--bounced): id, recipient, subject, attempts, last error or the bounce's diagnostic",
     arguments=_outbox_arguments,
 )
-def outbox(ctx: Context, args: argparse.Namespace) -> int:
+def outbox(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.store.outbox import listing
 
     def lines(session: Session) -> str:

@@ -7,8 +7,8 @@ import argparse
 import logging
 
 from mailbot.commands.command import (
+    CommandContext,
     Commands,
-    Context,
     UsageError,
     described,
     fix_now,
@@ -41,7 +41,7 @@ def _poll_arguments(parser: argparse.ArgumentParser) -> None:
 @COMMANDS.command(
     "poll", help="one pass: fetch and handle new mail, send what is due", arguments=_poll_arguments
 )
-def poll(ctx: Context, args: argparse.Namespace) -> int:
+def poll(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.daemon import poll_once
 
     fix_now(ctx, args)
@@ -73,7 +73,7 @@ def _sweep_arguments(parser: argparse.ArgumentParser) -> None:
     help="deadline pass: repeats, silence, oversteps, leave ends; sends what is due",
     arguments=_sweep_arguments,
 )
-def sweep(ctx: Context, args: argparse.Namespace) -> int:
+def sweep(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.courier import deliver
     from mailbot.desk.sweep import sweep as run_sweep
     from mailbot.health import SWEEP, beat
@@ -116,7 +116,7 @@ def _td_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @COMMANDS.command("td", help="carry out a tournament director's order", arguments=_td_arguments)
-def td(ctx: Context, args: argparse.Namespace) -> int:
+def td(ctx: CommandContext, args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
     from mailbot.compose.notifier import Notifier
@@ -168,7 +168,7 @@ def td(ctx: Context, args: argparse.Namespace) -> int:
         "  systemctl start mailbot       # the unit in systemd/mailbot.service",
     ),
 )
-def run(ctx: Context, args: argparse.Namespace) -> int:
+def run(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.daemon import Daemon
     from mailbot.desk.sweep import sweep as run_sweep
 
