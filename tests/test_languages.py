@@ -29,13 +29,14 @@ from mailbot.mail.oauth import TokenRevoked
 from mailbot.rules import events as ev
 from mailbot.rules import referee
 from mailbot.rules.game import GameEnd, Termination
+from mailbot.rules.languages import CODES
 from mailbot.rules.phrase import Phrase
 from mailbot.rules.result import Result
 from mailbot.rules.tablebase import TablebaseOutcome, TablebaseVerdict
 from mailbot.store.models import Claim, Game, HeldOrder, InboundMessage, Outbox, Player
 from mailbot.store.outbox import queue
 
-LANGUAGES = ("en", "bg", "ru")
+LANGUAGES = CODES
 START_LIST = """
 index: LX-1
 name: Languages cup

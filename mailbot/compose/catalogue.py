@@ -29,11 +29,10 @@ from typing import Any
 import yaml
 
 from mailbot.rules import phrase as _phrase
+from mailbot.rules.languages import CODES, plural
 from mailbot.rules.phrase import Phrase
 
 __all__ = ["Phrase", "codes", "has", "say"]
-
-LANGUAGES = ("en", "bg", "ru")
 
 
 def _folder() -> Path:
@@ -68,21 +67,6 @@ def has(language: str, code: str) -> bool:
     return code in _table(language)
 
 
-def plural(n: int, language: str, one: str, few: str, many: str) -> str:
-    """The noun form for ``n`` (Russian has three forms, Bulgarian and English two).
-
-    >>> plural(21, "ru", "день", "дня", "дней"), plural(3, "ru", "день", "дня", "дней")
-    ('день', 'дня')
-    """
-    if language == "ru":
-        if n % 10 == 1 and n % 100 != 11:
-            return one
-        if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-            return few
-        return many
-    return one if abs(n) == 1 else many
-
-
 _COLOURISH = re.compile(r"(?:^|_)(?:colour|turn)$")
 
 
@@ -112,7 +96,7 @@ class _Formatter(string.Formatter):
 
 def say(language: str, phrase: Phrase) -> str:
     """``phrase`` in ``language`` (English where the language has no such phrase)."""
-    if language not in LANGUAGES:
+    if language not in CODES:
         language = "en"
     template = _lookup(language, phrase) or _lookup("en", phrase)
     if template is None:

@@ -26,12 +26,10 @@ import chess
 import jinja2
 
 from mailbot.compose import catalogue
-from mailbot.compose.catalogue import plural
 from mailbot.compose.diagram import html_diagram, text_diagram
 from mailbot.rules.errors import ComposeError
+from mailbot.rules.languages import CODES, plural
 from mailbot.rules.phrase import Phrase
-
-LANGUAGES = ("en", "bg", "ru")
 
 
 class TemplateMissingError(ComposeError, LookupError):
@@ -116,7 +114,7 @@ class Renderer:
 
     def render_text(self, name: str, language: str, context: Mapping[str, Any]) -> tuple[str, str]:
         """Render ``<language>/<name>.txt``: (first line, body)."""
-        if language not in LANGUAGES:
+        if language not in CODES:
             language = "en"
         try:
             template = self.env.get_template(f"{language}/{name}.txt")

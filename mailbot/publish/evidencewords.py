@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from mailbot.compose.catalogue import plural
+from mailbot.rules.languages import plural
 
 __all__ = ["HEADINGS", "WORDS", "Wording", "coded", "words_for"]
 

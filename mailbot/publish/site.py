@@ -66,10 +66,10 @@ import yaml
 from sqlalchemy import select
 from sqlalchemy.orm import Session, object_session
 
-from mailbot.compose.catalogue import plural
-from mailbot.compose.notices import LANGUAGES, long_date, template_dir
+from mailbot.compose.notices import long_date, template_dir
 from mailbot.publish import report
 from mailbot.rules import clock
+from mailbot.rules.languages import CODES, plural
 from mailbot.rules.notation import Notation, write_move
 from mailbot.rules.result import Result
 from mailbot.rules.standings import ANNULLED_MARK, UNFINISHED_MARK, format_points
@@ -232,7 +232,7 @@ class PageWords:
 
     def __init__(self, language: str) -> None:
         table = _all_labels()
-        self.language = language if language in LANGUAGES and language in table else "en"
+        self.language = language if language in CODES and language in table else "en"
         self.labels = Labels(table[self.language])
 
     def fill(self, key: str, **details: object) -> str:

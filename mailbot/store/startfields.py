@@ -16,7 +16,6 @@ from mailbot.mail.addresses import AddressError, check_address
 from mailbot.rules.errors import StoreError
 
 #: The languages the bot writes in.
-LANGUAGES = ("en", "bg", "ru")
 #: The notations the bot writes moves in (docs/rules.md 3.1).
 NOTATIONS = ("en", "bg-cyrillic", "bg-latin", "ru", "de", "iccf-numeric", "figurine")
 

@@ -43,9 +43,9 @@ from typing import Any, TypedDict
 
 import yaml
 
+from mailbot.rules.languages import CODES
 from mailbot.rules.profile import Profile, ProfileError, profile
 from mailbot.store.startfields import (
-    LANGUAGES,
     NOTATIONS,
     Director,
     Mistakes,
@@ -334,7 +334,7 @@ def _settings(
     return _Settings(
         timezone=mistakes.check(lambda: _timezone(data, rule_profile), "UTC"),
         language=mistakes.check(
-            lambda: read_choice(data, "language", "language", LANGUAGES, default="en"), "en"
+            lambda: read_choice(data, "language", "language", CODES, default="en"), "en"
         ),
         notation=mistakes.check(
             lambda: read_choice(data, "notation", "notation", NOTATIONS, default="en"), "en"

@@ -11,8 +11,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from mailbot.mail.addresses import normal_address, without_tag
+from mailbot.rules.languages import CODES
 from mailbot.store.startfields import (
-    LANGUAGES,
     NOTATIONS,
     Director,
     Mistakes,
@@ -207,7 +207,7 @@ def _player(
     email = addresses[0]
     language = notation = None
     if item.get("language") is not None:
-        language = read_choice(item, "language", f"{path}.language", LANGUAGES)
+        language = read_choice(item, "language", f"{path}.language", CODES)
     if item.get("notation") is not None:
         notation = read_choice(item, "notation", f"{path}.notation", NOTATIONS)
     secret = None
