@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from mailbot.config import Config, HealthConfig
 from mailbot.mail.oauth import authorize_command, token_state
 from mailbot.mail.settings import OAuth2Config
+from mailbot.store import ledger
 from mailbot.store.models import Heartbeat, InboundMessage, Outbox
 from mailbot.store.outage import StoreUnavailable, fault_of, probe, where_of
 from mailbot.store.schema import migrations_head, schema_revision
@@ -62,11 +63,7 @@ def beat(sessions: sessionmaker[Session], name: str, detail: str | None = None) 
     now = datetime.datetime.now(datetime.UTC)
     try:
         with sessions() as session, session.begin():
-            row = session.get(Heartbeat, name)
-            if row is None:
-                session.add(Heartbeat(name=name, at=now, detail=detail))
-            else:
-                row.at, row.detail = now, detail
+            ledger.beat(session, name, detail, now)
     except Exception as exc:
         fault = fault_of(exc, where_of(sessions))
         if fault is not None:

@@ -33,7 +33,8 @@ from mailbot.compose.registry import TELLERS
 from mailbot.mail.orderkeys import KEY_DAYS, new_key, reply_to
 from mailbot.rules import events as ev
 from mailbot.rules.phrase import Phrase
-from mailbot.store.models import Game, OrderKey, Outbox, Player, Tournament
+from mailbot.store.models import Game, Outbox, Player, Tournament
+from mailbot.store.orderbook import issue_order_key
 from mailbot.store.outbox import queue, recipients_tournaments
 from mailbot.store.queries import is_director
 
@@ -141,15 +142,13 @@ class Notifier:
         director's reply goes to its ``Reply-To`` and carries the orders out once
         (:mod:`mailbot.mail.orderkeys`)."""
         key = new_key()
-        row.headers = {**row.headers, "Reply-To": reply_to(self.sender, key)}
-        self.session.add(
-            OrderKey(
-                key=key,
-                director_email=row.to_addrs[0],
-                outbox=row,
-                created_at=self.now,
-                lapses_at=self.now + datetime.timedelta(days=KEY_DAYS),
-            )
+        issue_order_key(
+            self.session,
+            row,
+            key,
+            reply_to(self.sender, key),
+            self.now,
+            self.now + datetime.timedelta(days=KEY_DAYS),
         )
 
     def _batch(self, group: Sequence[Draft]) -> Draft:

@@ -13,6 +13,7 @@ from mailbot.compose.notifier import Notifier, one_index
 from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
 from mailbot.store.models import HeldOrder, Outbox
+from mailbot.store.orderbook import tie_challenge
 
 
 @tells(ev.OrdersDone)
@@ -74,8 +75,7 @@ def orders_held(n: Notifier, e: ev.OrdersHeld) -> None:
     def challenged(row: Outbox) -> None:
         # the director's reply to this challenge confirms or rejects the orders
         if held is not None:
-            n.session.flush()
-            held.outbox_id = row.id
+            tie_challenge(n.session, held, row)
 
     extra = {"X-Mailbot-Held": str(e.held)}
     _hold_notice(n, e, "order-held", e.lapses, extra, challenged)

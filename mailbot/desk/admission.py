@@ -20,9 +20,10 @@ from mailbot.desk.notes import short, storable
 from mailbot.mail import bounces, trust
 from mailbot.mail.letters import AutoKind
 from mailbot.rules import events as ev
-from mailbot.store.kinds import InboundStatus, OutboxStatus
+from mailbot.store.kinds import OutboxStatus
 from mailbot.store.models import BOUNCES_MARKED, Outbox, Player
-from mailbot.store.outbox import bounce_of
+from mailbot.store.outbox import bounce_of, count_bounce, mark_bounced, note_delay
+from mailbot.store.received import give_reason, ignore, link_game
 
 log = logging.getLogger("mailbot.desk.pipeline")
 
@@ -41,10 +42,7 @@ def trusted(ctx: Context, authserv_id: str | None, require_dmarc: bool) -> bool:
     if letter.auto is not None:
         if letter.auto in REPORT_KINDS and delivery_report(ctx):
             return False
-        inbound.status, inbound.reason = (
-            InboundStatus.IGNORED,
-            f"automatic mail: {letter.auto.value}",
-        )
+        ignore(inbound, f"automatic mail: {letter.auto.value}")
         return False
     problem = trust.sender_problem(letter.senders, letter.from_fields)
     if problem is None and not letter.from_addr:
@@ -52,7 +50,7 @@ def trusted(ctx: Context, authserv_id: str | None, require_dmarc: bool) -> bool:
     if problem is None:
         problem = authentication_refusal(ctx, authserv_id, require_dmarc)
     if problem is not None:
-        inbound.status, inbound.reason = InboundStatus.IGNORED, problem
+        ignore(inbound, problem)
         log.warning(
             "ignored %s from %s: %s",
             short(letter.message_id),
@@ -80,29 +78,27 @@ def delivery_report(ctx: Context) -> bool:
     row = found.row
     machine = f"automatic mail: {ctx.letter.auto.value if ctx.letter.auto else 'report'}"
     if row is None:
-        inbound.status = InboundStatus.IGNORED
-        inbound.reason = f"{machine} (a delivery report {found.why}; nothing done)"
+        ignore(inbound, f"{machine} (a delivery report {found.why}; nothing done)")
         log.warning("ignored the delivery report %s: %s", short(inbound.message_id),
                     found.why)  # fmt: skip
         return True
     permanent = [f for f in found.failures if f.permanent]
     said = "; ".join(f"{f.address}: {f.reason or '?'}" for f in permanent or found.failures)
-    if row.status == "bounced":
-        inbound.status = InboundStatus.IGNORED
-        inbound.reason = f"{machine} (about outbox {row.id}, which bounced already)"
+    if row.status == OutboxStatus.BOUNCED:
+        ignore(inbound, f"{machine} (about outbox {row.id}, which bounced already)")
         return True
-    inbound.game_id = row.game_id
+    link_game(inbound, row.game_id)
     if not permanent:
-        row.last_error = storable(f"delayed: {said}")
-        inbound.reason = f"delivery delayed: outbox {row.id} ({said})"
+        note_delay(row, storable(f"delayed: {said}"))
+        give_reason(inbound, f"delivery delayed: outbox {row.id} ({said})")
         return True
-    row.status, row.bounced_at, row.last_error = OutboxStatus.BOUNCED, ctx.now, storable(said)
+    mark_bounced(row, ctx.now, storable(said))
     marked = count_bounces(ctx.session, row, [f.address for f in permanent], ctx.now)
     reasons = dict.fromkeys(f.reason for f in permanent if f.reason)
     ctx.tell(
         ev.Bounced(row.id, ", ".join(f.address for f in permanent), "; ".join(reasons), marked)
     )
-    inbound.reason = f"delivery report: outbox {row.id} bounced ({said})"
+    give_reason(inbound, f"delivery report: outbox {row.id} bounced ({said})")
     log.warning("outbox %s bounced: %s", row.id, short(said, 300))
     return True
 
@@ -118,9 +114,7 @@ def count_bounces(
         query = query.where(Player.tournament_id == row.game.tournament_id)
     marked = []
     for player in session.scalars(query.order_by(Player.id)).all():
-        player.bounces += 1
-        player.bounced_at = now
-        if player.bounces >= BOUNCES_MARKED:
+        if count_bounce(player, now) >= BOUNCES_MARKED:
             marked.append(player.id)
     return tuple(marked)
 

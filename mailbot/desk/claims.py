@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import event, false, func, inspect, select, update
+from sqlalchemy import event, func, inspect, select
 from sqlalchemy.orm import Session
 
 from mailbot.rules.errors import DeskError
-from mailbot.store.models import InboundMessage
+from mailbot.store.received import take_new, take_write_lock
 
 #: The session's ``info`` key of the rows a batch claims at its first write (SQLite).
 CLAIM = "mailbot.claim"
@@ -39,13 +39,9 @@ def claim(session: Session, ids: Iterable[int]) -> None:
     wanted = sorted(set(ids))
     if not wanted:
         return
-    claimed = session.connection().execute(
-        update(InboundMessage)
-        .where(InboundMessage.id.in_(wanted), InboundMessage.status == "new")
-        .values(attempts=InboundMessage.attempts)
-    )
-    if claimed.rowcount != len(wanted):
-        raise BatchTaken(f"{len(wanted) - claimed.rowcount} of the batch's messages")
+    claimed = take_new(session, wanted)
+    if claimed != len(wanted):
+        raise BatchTaken(f"{len(wanted) - claimed} of the batch's messages")
 
 
 def _claim_before_writing(session: Session, *args: Any) -> None:
@@ -61,7 +57,7 @@ def _claim_before_writing(session: Session, *args: Any) -> None:
 
 def hold_write_lock(session: Session) -> None:
     """Take SQLite's write lock now (a write that changes nothing), to write at once."""
-    session.connection().execute(update(InboundMessage).where(false()).values(id=InboundMessage.id))
+    take_write_lock(session)
     session.info[_LOCKED] = True
 
 

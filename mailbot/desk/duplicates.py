@@ -21,6 +21,7 @@ from mailbot.mail.inbox import Fetched
 from mailbot.mail.letters import Letter
 from mailbot.store.engine import held_back
 from mailbot.store.models import InboundMessage
+from mailbot.store.received import record_inbound
 
 
 def fingerprint(letter: Letter) -> str | None:
@@ -90,7 +91,10 @@ def record(
     """The inbound row; without ``letter`` only what the mailbox says (poison's last resort).
 
     Written at once (for its id), unless ``flush`` is false."""
-    row = InboundMessage(
+    return record_inbound(
+        session,
+        now,
+        flush=flush,
         message_id=letter.message_id if letter else None,
         raw_sha256=sha,
         fingerprint=mark if letter else None,
@@ -102,14 +106,7 @@ def record(
         from_addr=(letter.from_addr or None) if letter else None,
         subject=letter.subject if letter else None,
         raw=fetched.raw,
-        status="new",
-        attempts=0,
-        created_at=now,
     )
-    session.add(row)
-    if flush:
-        session.flush()
-    return row
 
 
 def record_all(

@@ -51,10 +51,10 @@ from mailbot.mail.addresses import normal_address
 from mailbot.mail.inbox import Fetched
 from mailbot.mail.letters import Letter, read_letter
 from mailbot.mail.postman import compose_address
-from mailbot.store.kinds import InboundStatus
 from mailbot.store.models import Game, InboundMessage
 from mailbot.store.outage import StoreUnavailable, diagnose, fault_of, probe, where_of
 from mailbot.store.queries import players_writing_from, prefetch_games, prefetch_senders
+from mailbot.store.received import count_failure, forget_inbound, mark_processed, quarantine_failed
 from mailbot.store.record import tag_of
 
 log = logging.getLogger(__name__)
@@ -224,7 +224,7 @@ class Desk:
             # recorded for a message this pass leaves in the mailbox: the next
             # pass records it again
             if row.id in made and row.id not in taken:
-                session.delete(row)
+                forget_inbound(session, row)
         return outcomes
 
     def _one_at_a_time(
@@ -301,10 +301,7 @@ class Desk:
         ctx = self._context(session, inbound, letter, now)
         self._handle(ctx)
         ctx.notifier.tell(*ctx.events)
-        if inbound.status == "new":
-            inbound.status = InboundStatus.PROCESSED
-        inbound.handled_at = now
-        inbound.reason = storable(inbound.reason) if inbound.reason else None
+        mark_processed(inbound, now, storable(inbound.reason) if inbound.reason else None)
         said.append(self._outcome_line(ctx))
         return Outcome.IGNORED if inbound.status == "ignored" else Outcome.HANDLED
 
@@ -374,13 +371,9 @@ class Desk:
             row = duplicates.find(session, sha, mark if letter else None) or duplicates.record(
                 session, letter, sha, mark, fetched, now
             )
-            row.attempts += 1
-            row.last_error = storable(f"{type(exc).__name__}: {exc}")
-            if row.attempts < MAX_ATTEMPTS:
+            if count_failure(row, storable(f"{type(exc).__name__}: {exc}")) < MAX_ATTEMPTS:
                 return Outcome.FAILED
-            row.status = InboundStatus.QUARANTINED
-            row.reason = f"failed {row.attempts} times"
-            row.handled_at = now
+            quarantine_failed(row, now)
             log.error(
                 "message %s from %s quarantined after %d failures: %s",
                 short(row.message_id),

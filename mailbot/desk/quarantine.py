@@ -33,12 +33,13 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.mail.inbox import ImapSettings, Mailbox, MailboxError, SetAside
 from mailbot.rules.errors import DeskError
 from mailbot.store.models import InboundMessage
+from mailbot.store.received import release_quarantined
 
 #: The status of a quarantined row.
 QUARANTINED = "quarantined"
@@ -342,12 +343,7 @@ def _release_row(
     """
     folder = mailbox.settings.folder
     with sessions() as session, session.begin():
-        changed = session.connection().execute(
-            update(InboundMessage)
-            .where(InboundMessage.id == row_id, InboundMessage.status == QUARANTINED)
-            .values(status="new", attempts=0, reason=None, last_error=None, handled_at=None)
-        )
-        if changed.rowcount != 1:
+        if not release_quarantined(session, row_id):
             return ""
         row = session.get(InboundMessage, row_id)
         assert row is not None

@@ -29,6 +29,7 @@ from mailbot.rules import events as ev
 from mailbot.rules import referee
 from mailbot.store.engine import recent
 from mailbot.store.models import Game, Outbox, Tournament
+from mailbot.store.received import link_game
 
 Handler = Callable[[Context], None]
 
@@ -95,7 +96,7 @@ def route(ctx: Context) -> None:
     if g is None:
         answers.without_game(ctx, tag_problem)
         return
-    ctx.inbound.game_id = g.id
+    link_game(ctx.inbound, g.id)
     ctx.game = g
     ctx.mover = next((p for p in (g.white, g.black) if p.writes_from(ctx.sender)), None)
     if ctx.mover is None:

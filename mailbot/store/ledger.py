@@ -31,9 +31,9 @@ import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from mailbot.store.models import Game, Notice, Player
+from mailbot.store.models import Game, Heartbeat, Notice, Player, ReplyCount
 
-__all__ = ["note", "note_once", "record_notice"]
+__all__ = ["beat", "count_reply", "note", "note_once", "open_reply_count", "record_notice"]
 
 
 def record_notice(
@@ -92,3 +92,32 @@ def note_once(
     note(session, tournament_id, kind, key, now)
     session.flush()
     return True
+
+
+def open_reply_count(
+    session: Session, sender: str, day: datetime.date, now: datetime.datetime
+) -> ReplyCount:
+    """A new count of the answers to ``sender`` on ``day``, at nought."""
+    row = ReplyCount(sender=sender, day=day, count=0, updated_at=now)
+    session.add(row)
+    return row
+
+
+def count_reply(row: ReplyCount, now: datetime.datetime) -> None:
+    """Count one more answer to the sender that day.
+
+    >>> row = ReplyCount(count=1)
+    >>> count_reply(row, datetime.datetime(2026, 3, 1, tzinfo=datetime.UTC)); row.count
+    2
+    """
+    row.count += 1
+    row.updated_at = now
+
+
+def beat(session: Session, name: str, detail: str | None, now: datetime.datetime) -> None:
+    """Record that the work ``name`` succeeded at ``now`` (its heartbeat), with ``detail``."""
+    row = session.get(Heartbeat, name)
+    if row is None:
+        session.add(Heartbeat(name=name, at=now, detail=detail))
+    else:
+        row.at, row.detail = now, detail

@@ -595,3 +595,20 @@ def recipients_tournaments(session: Session, row: Outbox) -> list[int]:
     addresses = [*row.to_addrs, *row.cc_addrs]
     found = session.scalars(select(Player.tournament_id).where(Player.email.in_(addresses)))
     return list(dict.fromkeys(found.all()))
+
+
+def note_delay(row: Outbox, error: str) -> None:
+    """A delivery report says the row's mail is delayed, with ``error``: noted, no more."""
+    row.last_error = error
+
+
+def mark_bounced(row: Outbox, now: datetime.datetime, error: str) -> None:
+    """A delivery report says the row's mail failed for good, with ``error``, at ``now``."""
+    row.status, row.bounced_at, row.last_error = OutboxStatus.BOUNCED, now, error
+
+
+def count_bounce(player: Player, now: datetime.datetime) -> int:
+    """Count a bounce of mail to ``player`` at ``now``; the bounces so far."""
+    player.bounces += 1
+    player.bounced_at = now
+    return player.bounces

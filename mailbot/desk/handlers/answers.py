@@ -14,8 +14,8 @@ from mailbot.compose.notifier import one_index
 from mailbot.desk.handlers.context import Context
 from mailbot.mail.intent import Word
 from mailbot.rules import events as ev
-from mailbot.store.kinds import InboundStatus
 from mailbot.store.models import Game, Player
+from mailbot.store.received import reject
 from mailbot.store.record import language_for
 
 log = logging.getLogger("mailbot.desk.pipeline")
@@ -128,10 +128,7 @@ def stranger(ctx: Context, g: Game) -> None:
         else:
             ctx.refuse("sender is not a player of the game")
         return
-    ctx.inbound.status, ctx.inbound.reason = (
-        InboundStatus.REJECTED,
-        "sender is not a player of the game",
-    )
+    reject(ctx.inbound, "sender is not a player of the game")
     if not ctx.may_answer():
         return  # a sender over the cap floods neither itself nor the director
     me = ctx.players[0] if ctx.players else None

@@ -24,8 +24,10 @@ from mailbot.mail.letters import Letter
 from mailbot.rules import events as ev
 from mailbot.rules import referee
 from mailbot.rules.notation import read_moves
+from mailbot.store import received
 from mailbot.store.engine import recent
 from mailbot.store.kinds import InboundStatus
+from mailbot.store.ledger import count_reply, open_reply_count
 from mailbot.store.models import Game, InboundMessage, Player, ReplyCount, Tournament
 
 log = logging.getLogger("mailbot.desk.pipeline")
@@ -81,8 +83,7 @@ class Context(Work):
         self, reason: str, *events: ev.Event, status: InboundStatus = InboundStatus.REJECTED
     ) -> None:
         """The bot does not act on the message: say why, and tell the sender (if anything)."""
-        self.inbound.status = status
-        self.inbound.reason = reason
+        received.reject(self.inbound, reason, status)
         self.tell(*events)
 
     def answer(self, kind: ev.AnswerKind, **details: object) -> ev.Answer:
@@ -129,7 +130,7 @@ class Context(Work):
         )
         if (earlier or 0) < ECHOES_ANSWERED:
             return False
-        row.reason = "the same text came three times in a day (a mail loop?)"
+        received.give_reason(row, "the same text came three times in a day (a mail loop?)")
         log.warning("not answering %s: %s", self.sender, row.reason)
         return True
 
@@ -144,16 +145,14 @@ class Context(Work):
                     select(ReplyCount).where(ReplyCount.sender == address, ReplyCount.day == day)
                 ).first()
         if row is None:
-            row = ReplyCount(sender=address, day=day, count=0, updated_at=self.now)
-            self.session.add(row)
+            row = open_reply_count(self.session, address, day, self.now)
         memo.counts[(address, day)] = row
         cap = self.limits.replies_per_sender_per_day if self.known else STRANGER_ANSWERS_PER_DAY
         if row.count >= cap:
-            self.inbound.reason = "reply cap reached for the day"
+            received.give_reason(self.inbound, "reply cap reached for the day")
             log.warning("not answering %s: daily reply cap (%d) reached", address, cap)
             return False
-        row.count += 1
-        row.updated_at = self.now
+        count_reply(row, self.now)
         return True
 
     # -- the sender's games ------------------------------------------------------

@@ -9,6 +9,7 @@ from mailbot.mail.intent import Word
 from mailbot.rules import events as ev
 from mailbot.rules import game
 from mailbot.store.endings import end_game
+from mailbot.store.playing import clear_draw_offer, offer_draw
 from mailbot.store.record import color_name, color_of
 
 
@@ -16,8 +17,7 @@ def offer(ctx: Context) -> None:
     """The sender offers a draw; the offer stands until the opponent's next move."""
     g, mover = ctx.game, ctx.mover
     assert g is not None and mover is not None
-    g.draw_offer_by = color_name(color_of(g, mover))
-    g.draw_offer_ply = len(g.moves)
+    offer_draw(g, color_name(color_of(g, mover)), len(g.moves))
     ctx.tell(ev.DrawOffered(g.id, mover.id))
 
 
@@ -40,6 +40,5 @@ def answer(ctx: Context) -> None:
         end = game.accept_draw(standing, color, len(g.moves))
         ctx.tell(end_game(g, end, ctx.now, answering=mover))
         return
-    g.draw_offer_by = None
-    g.draw_offer_ply = None
+    clear_draw_offer(g)
     ctx.tell(ev.DrawDeclined(g.id, mover.id))

@@ -20,8 +20,7 @@ import logging
 import re
 from collections.abc import Sequence
 
-from sqlalchemy import func, or_, select, update
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy import func, or_, select
 
 from mailbot.desk import director
 from mailbot.desk.handlers.context import Context
@@ -32,6 +31,8 @@ from mailbot.rules.notation import read_moves
 from mailbot.rules.phrase import Phrase
 from mailbot.store.kinds import HeldStatus
 from mailbot.store.models import Claim, HeldOrder, InboundMessage, OrderKey, Outbox
+from mailbot.store.orderbook import decide_held, hold_order, lapse_order_key, spend_order_key
+from mailbot.store.received import give_reason
 
 log = logging.getLogger("mailbot.desk.pipeline")
 
@@ -94,23 +95,22 @@ def _answer_hold(ctx: Context, held: Sequence[HeldOrder], lines: Sequence[str]) 
     tournaments = tuple(t.id for t in ctx.directed)
     if "reject" in verdicts:
         for order in held:
-            order.status, order.decided_at = HeldStatus.CANCELLED, ctx.now
+            decide_held(order, HeldStatus.CANCELLED, ctx.now)
         orders = tuple(o for h in held for o in h.orders)
-        ctx.inbound.reason = "held orders cancelled by the director"
+        give_reason(ctx.inbound, "held orders cancelled by the director")
         received = ctx.inbound.internaldate
         ctx.tell(ev.OrdersCancelled(tournaments, orders, ctx.sender, received))
         return
     if "confirm" not in verdicts:
-        ctx.inbound.reason = "an answer to the confirmation request with neither confirm nor reject"
+        give_reason(
+            ctx.inbound, "an answer to the confirmation request with neither confirm nor reject"
+        )
         return
     confirmed: list[str] = []
     lapsed: list[str] = []
     for order in held:
         live = order.lapses_at >= ctx.now
-        order.status, order.decided_at = (
-            (HeldStatus.CONFIRMED if live else HeldStatus.LAPSED),
-            ctx.now,
-        )
+        decide_held(order, HeldStatus.CONFIRMED if live else HeldStatus.LAPSED, ctx.now)
         (confirmed if live else lapsed).extend(order.orders)
     if lapsed:  # confirmed too late: asked again
         hold(ctx, lapsed)
@@ -153,17 +153,15 @@ def hold(
     ``carried_out``: when the same orders (``same_text``), or orders through the
     same key, were carried out before; the question says so.
     """
-    held = HeldOrder(
-        director_email=ctx.sender,
-        orders=[_RE_UNSTORABLE.sub("", line)[:500] for line in lines[:50]],
-        inbound_id=ctx.inbound.id,
-        status="held",
-        created_at=ctx.now,
-        lapses_at=ctx.now + datetime.timedelta(days=HOLD_DAYS),
+    held = hold_order(
+        ctx.session,
+        ctx.sender,
+        [_RE_UNSTORABLE.sub("", line)[:500] for line in lines[:50]],
+        ctx.inbound.id,
+        ctx.now,
+        ctx.now + datetime.timedelta(days=HOLD_DAYS),
     )
-    ctx.session.add(held)
-    ctx.session.flush()
-    ctx.inbound.reason = "orders held until the director confirms them"
+    give_reason(ctx.inbound, "orders held until the director confirms them")
     log.warning(
         "orders in the name of %s held for confirmation%s: %s",
         ctx.sender,
@@ -205,17 +203,7 @@ def _live(ctx: Context, key: OrderKey) -> bool:
 
 def _spend(ctx: Context, key: OrderKey) -> bool:
     """Spend ``key`` for this message; False when another message spent it first."""
-    spent = ctx.session.connection().execute(
-        update(OrderKey)
-        .where(OrderKey.id == key.id, OrderKey.spent_at.is_(None))
-        .values(spent_at=ctx.now, spent_by=ctx.inbound.id)
-    )
-    if spent.rowcount != 1:
-        ctx.session.refresh(key)
-        return False
-    set_committed_value(key, "spent_at", ctx.now)
-    set_committed_value(key, "spent_by", ctx.inbound.id)
-    return True
+    return spend_order_key(ctx.session, key, ctx.inbound.id, ctx.now)
 
 
 def _keep_secret(ctx: Context, key: OrderKey) -> None:
@@ -226,7 +214,7 @@ def _keep_secret(ctx: Context, key: OrderKey) -> None:
     own = {without_tag(a) for a in (own_address(ctx.notifier.sender), ctx.sender)}
     letter = ctx.letter
     if any(without_tag(a) not in own for a in (*letter.to_addrs, *letter.cc_addrs)):
-        key.lapses_at = ctx.now
+        lapse_order_key(key, ctx.now)
         log.info("an order key of %s was shown to others: it lapses unspent", ctx.sender)
 
 

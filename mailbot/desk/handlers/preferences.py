@@ -11,6 +11,7 @@ from __future__ import annotations
 from mailbot.compose.notifier import one_index
 from mailbot.desk.handlers.context import Context
 from mailbot.rules import events as ev
+from mailbot.store.playing import set_digest
 
 
 def digest(ctx: Context) -> None:
@@ -24,8 +25,7 @@ def digest(ctx: Context) -> None:
             since = min((p.digest_sent_at for p in players if p.digest_sent_at), default=None)
             ctx.tell(ev.DigestDue(tuple(p.id for p in players), since))
         for p in players:
-            p.digest = want
-            p.digest_sent_at = ctx.now
+            set_digest(p, want, ctx.now)
     on = want if want is not None else was
     me = players[0]
     ctx.tell(

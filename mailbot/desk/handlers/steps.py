@@ -26,8 +26,18 @@ from mailbot.rules import game, referee
 from mailbot.rules.play import Ply, walk
 from mailbot.store.endings import end_game
 from mailbot.store.kinds import PenaltyDecider
-from mailbot.store.models import Game, LeaveCancellation, Move, Player
+from mailbot.store.models import Game, Move, Player
 from mailbot.store.penalties import impose_penalty
+from mailbot.store.playing import (
+    charge_days,
+    clear_draw_offer,
+    cut_leave_short,
+    keep_conditionals,
+    mark_incomplete,
+    offer_draw,
+    record_move,
+    stamp_forwarded,
+)
 from mailbot.store.record import (
     board_of,
     color_name,
@@ -129,21 +139,21 @@ def play(ctx: Context, judgement: referee.Judgement, claimed: game.GameEnd | Non
     first_ply = len(g.moves) + 1
     # the opponent's standing offer lapses with this move (a move declines it)
     if g.draw_offer_by == color_name(not color):
-        g.draw_offer_by = g.draw_offer_ply = None
+        clear_draw_offer(g)
     theirs = (g.pending_conditional or []) if g.pending_conditional_by != color_name(color) else []
     done = walk(board_of(g), [judgement.move, *judgement.conditional], theirs)
     rows = [_row(ctx, g, ply, judgement.written or "", forwarded, counted) for ply in done.plies]
     own = [row for row, ply in zip(rows, done.plies, strict=True) if not ply.automatic]
     # 003 p1 6g: the days go to the last move the player actually played
-    own[-1].days = days
-    g.last_forwarded_at = forwarded
+    charge_days(own[-1], days)
+    stamp_forwarded(g, forwarded)
     _pending(g, color, done.theirs_left, done.mine_left, t.conditional_moves)
     events: list[ev.Event] = []
     if judgement.verdict is referee.Verdict.INCOMPLETE:
         events.extend(_note_incomplete(g, mover, own[0]))
     end = done.end or claimed
     if ctx.words.has(Word.DRAW) and end is None:
-        g.draw_offer_by, g.draw_offer_ply = color_name(color), len(g.moves)
+        offer_draw(g, color_name(color), len(g.moves))
     if end is not None:
         ctx.tell(*events, end_game(g, end, ctx.now, answering=mover, first_ply=first_ply))
         return
@@ -218,8 +228,8 @@ def _row(
     forwarded: datetime.datetime,
     counted: datetime.date,
 ) -> Move:
-    row = Move(
-        ply=len(g.moves) + 1,
+    return record_move(
+        g,
         uci=ply.move.uci(),
         san=ply.san,
         text="" if ply.automatic else written[:500],
@@ -231,8 +241,6 @@ def _row(
         incomplete=False,
         inbound_id=ctx.inbound.id,
     )
-    g.moves.append(row)
-    return row
 
 
 def _pending(
@@ -244,18 +252,17 @@ def _pending(
 ) -> None:
     """What stays of the two conditional lines after the walk."""
     if theirs:
-        g.pending_conditional, g.pending_conditional_by = list(theirs), color_name(not color)
+        keep_conditionals(g, theirs, color_name(not color))
     elif mine and allowed:
-        g.pending_conditional = [m.uci() for m in mine]
-        g.pending_conditional_by = color_name(color)
+        keep_conditionals(g, [m.uci() for m in mine], color_name(color))
     else:
-        g.pending_conditional, g.pending_conditional_by = None, None
+        keep_conditionals(g, None, None)
 
 
 def _note_incomplete(g: Game, mover: Player, row: Move) -> list[ev.Event]:
     """Art. 7 note 2: incomplete notation is played with a reminder; the second
     time in a game the director hears of it, without stopping play."""
-    row.incomplete = True
+    mark_incomplete(row)
     count = sum(1 for m in g.moves if m.incomplete and m.ply % 2 == row.ply % 2)
     return [ev.IncompleteRepeated(g.id, mover.id, count)] if count == 2 else []
 
@@ -264,4 +271,4 @@ def _cancel_leave_if_on_leave(g: Game, player: Player, day: datetime.date) -> No
     """Art. 46: a move sent during leave cancels the leave in that game from that day."""
     for lv in player.leaves:
         if lv.start <= day <= lv.end and not any(c.game_id == g.id for c in lv.cancellations):
-            lv.cancellations.append(LeaveCancellation(game_id=g.id, from_date=day))
+            cut_leave_short(lv, g.id, day)
