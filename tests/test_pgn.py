@@ -362,3 +362,103 @@ def test_a_stored_game_for_scid_and_chessbase(profile: str, mode: str) -> None:
     assert game.headers["WhiteElo"] == "2215" and "BlackElo" not in game.headers
     assert game.headers["Mode"] == mode
     assert [m.uci() for m in game.mainline_moves()] == ["e2e4"]
+
+
+# ---------------------------------------------------------------------------
+# The reader's language, the tags naming the game
+
+
+def comment_words(text: str) -> list[str]:
+    """The words of every comment of ``text``, its ``[%command]``s taken out."""
+    comments = re.findall(r"\{([^}]*)\}", text)
+    return [w for c in comments for w in re.sub(r"\[%[^\]]*\]", " ", c).split()]
+
+
+@pytest.mark.parametrize(
+    ("language", "received", "days"),
+    [("bg", "получен", "дни"), ("ru", "получен", "дней")],
+)
+def test_a_bulgarian_or_russian_pgn_has_no_english_word(
+    language: str, received: str, days: str
+) -> None:
+    penalty = (PenaltyNote(5, "impossible", chess.WHITE),)
+    records = [
+        MoveRecord(r.move, r.received_on, r.sent_on, r.days, i == 3, penalty if i == 5 else ())
+        for i, r in enumerate(timed(moves_of(EVERITT_WANG)))
+    ]
+    rec = record(records, language=language, termination=Termination.TIME_FORFEIT)
+    text = export(rec)
+    game = read(text)
+    assert list(game.mainline_moves()) == [r.move for r in records]
+    assert max(len(line) for line in text.splitlines()) <= 80
+    # the dates are in the commands and in the PGN form; the words are the event's
+    assert len(re.findall(r"\[%ccsnt \d{4}\.\d\d\.\d\d\]", text)) == len(records)
+    words = comment_words(text)
+    assert not [w for w in words if re.search(r"[A-Za-z]", w) and w not in ("0-1", "1-0")]
+    assert received in words and days in words
+    # a number and its unit stay on one line, however the comments wrap
+    assert not re.search(r"\s[+-]?\d+\n", text)
+    # the tags are the standard's tokens, CorrespondenceTime in the event's words
+    assert game.headers["Termination"] == "time forfeit"
+    assert not re.search(r"[A-Za-z]", game.headers["CorrespondenceTime"])
+
+
+def test_the_comment_words_follow_the_language() -> None:
+    first, second = timed(moves_of("1. e4 c5 *"))
+    late = MoveRecord(second.move, second.received_on, second.sent_on, 2, True)
+    fined = (PenaltyNote(21, "td", chess.WHITE),)
+    fine = MoveRecord(first.move, None, first.sent_on, 1, penalties=fined)
+    game = read(export(record([fine, late], language="ru", result="*", termination=None)))
+    comments = [" ".join(n.comment.split()) for n in game.mainline()]
+    sent = [r.sent_on.strftime("%Y.%m.%d") for r in (fine, late)]
+    assert comments == [
+        f"[%ccsnt {sent[0]}] 1 день; +21 день: решение судьи",
+        f"[%ccsnt {sent[1]}] получен {late.received_on:%Y.%m.%d}; условный ход; 2 дня",
+    ]
+    bg = read(export(record([], language="bg", termination=Termination.RESIGNATION)))
+    assert bg.comment == "0-1 (предаване)"
+    assert bg.headers["CorrespondenceTime"] == "30 дни/10 хода"
+
+
+def test_the_game_id_and_board_tags() -> None:
+    text = export(record([], round="1.3", game_id="BG-2026-T1/3", board=3))
+    game = read(text)
+    assert game.headers["Round"] == "1.3"
+    assert game.headers["GameId"] == "BG-2026-T1/3"
+    assert game.headers["Board"] == "3"
+    assert list(game.headers)[:7] == ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+    plain = read(export(record([])))
+    assert "GameId" not in plain.headers and "Board" not in plain.headers
+
+
+def test_a_stored_bulgarian_game_is_named_and_in_bulgarian() -> None:
+    engine = make_engine("sqlite://")
+    Base.metadata.create_all(engine)
+    created = datetime.datetime(2026, 2, 1, tzinfo=datetime.UTC)
+    text = STORED.format(profile="bg-email").replace("end:", "language: bg\nend:")
+    with session_factory(engine).begin() as session:
+        t = import_start_list(session, parse_start_list(text), created)
+        t.games[0].round, t.games[0].board = 1, 3
+        sent = datetime.datetime(2026, 3, 3, 9, tzinfo=datetime.UTC)
+        t.games[0].moves.extend(
+            [
+                Move(ply=1, uci="e2e4", san="e4", text="e2-e4", sent_at=sent, days=2,
+                     received_counted_on=None),
+                Move(ply=2, uci="c7c5", san="c5", text="c7-c5", sent_at=sent, days=1,
+                     received_counted_on=datetime.date(2026, 3, 2)),
+            ]
+        )  # fmt: skip
+    with session_factory(engine)() as session:
+        g = session.get(Game, 1)
+        assert g is not None
+        exported = export_pgn(g)
+    engine.dispose()
+    game = read(exported)
+    assert game.headers["Round"] == "1.3"
+    assert game.headers["GameId"] == "BG-2026-E1/1"
+    assert "Board" not in game.headers  # not a team event
+    assert [" ".join(n.comment.split()) for n in game.mainline()] == [
+        "[%ccsnt 2026.03.03] 2 дни",
+        "[%ccsnt 2026.03.03] получен 2026.03.02; 1 ден",
+    ]
+    assert not [w for w in comment_words(exported) if re.search(r"[A-Za-z]", w)]

@@ -10,14 +10,23 @@ record travels in standard places:
   ``[%ccsnt YYYY.MM.DD]`` command (ChessBase's "correspondence sent",
   also read by Scid and written by correspondence servers), then the
   receipt date as counted, the days the move took, and any penalty:
-  ``{ [%ccsnt 2026.03.15] received 2026.03.12; 3 days }``;
+  ``{ [%ccsnt 2026.03.15] received 2026.03.12; 3 days }``. The words are
+  in the event's language (``GameRecord.language``, :data:`WORDS`), so a
+  Bulgarian event reads ``{ [%ccsnt 2026.03.15] получен 2026.03.12; 3 дни }``
+  and no English reaches a Bulgarian or Russian reader; dates keep the
+  PGN form in every language;
+- tags naming the game: ``Round`` in the standard's multipart form
+  ``round.board`` where the game has both (``1.3``: round 1, board 3),
+  ``GameId`` with the game's ``INDEX/N`` (``BG-2026-T1/3``) and ``Board``
+  in team events;
 - tags ``Mode`` (how the moves travel, :func:`mode_for`), ``EventDate``,
   ``PlyCount``, ``Termination`` (the standard's values), ``WhiteElo`` /
   ``BlackElo`` and ``WhiteCountry`` / ``BlackCountry`` when known (the
   country as ISO 3166 alpha-3, which Scid shows as a flag), and the
   non-standard ``CorrespondenceTime``, ``WhiteDays`` and ``BlackDays``
-  (days used, penalties included). The standard ``TimeControl`` tag counts
-  seconds and cannot say "50 days per 10 moves", so it is left out.
+  (days used, penalties included; ``CorrespondenceTime`` in the event's
+  language). The standard ``TimeControl`` tag counts seconds and cannot say
+  "50 days per 10 moves", so it is left out.
 
 Player names go in the standard's ``Last, First`` form (:func:`surname_first`),
 so that Scid and ChessBase file a player's games under one name. E-mail
@@ -72,6 +81,7 @@ import chess.pgn
 
 from mailbot.rules.errors import RulesError
 from mailbot.rules.game import Termination
+from mailbot.rules.languages import plural
 
 #: The results of the PGN standard; ``*`` is a game without one (unfinished or, with
 #: its ``Termination`` tag saying so, annulled).
@@ -102,7 +112,7 @@ TERMINATION_TAGS: Mapping[Termination, str] = {
     Termination.ANNULLED: "abandoned",
 }
 
-_ENDINGS: Mapping[Termination, str] = {
+_EN_ENDINGS: Mapping[Termination, str] = {
     Termination.CHECKMATE: "checkmate",
     Termination.STALEMATE: "stalemate",
     Termination.INSUFFICIENT_MATERIAL: "insufficient material",
@@ -118,6 +128,92 @@ _ENDINGS: Mapping[Termination, str] = {
     Termination.FORFEIT: "forfeit by the tournament director",
     Termination.ANNULLED: "annulled",
 }
+
+_BG_ENDINGS: Mapping[Termination, str] = {
+    Termination.CHECKMATE: "мат",
+    Termination.STALEMATE: "пат",
+    Termination.INSUFFICIENT_MATERIAL: "недостатъчен материал",
+    Termination.RESIGNATION: "предаване",
+    Termination.DRAW_AGREED: "реми по споразумение",
+    Termination.THREEFOLD_REPETITION: "трикратно повторение",
+    Termination.FIFTY_MOVES: "правило на 50-те хода",
+    Termination.TABLEBASE: "решение по ендшпилните таблици",
+    Termination.TIME_FORFEIT: "превишено време",
+    Termination.SILENCE: "без ход 40 дни",
+    Termination.ADJUDICATION: "присъждане",
+    Termination.WITHDRAWAL: "оттегляне",
+    Termination.FORFEIT: "служебна загуба по решение на съдията",
+    Termination.ANNULLED: "анулирана",
+}
+
+_RU_ENDINGS: Mapping[Termination, str] = {
+    Termination.CHECKMATE: "мат",
+    Termination.STALEMATE: "пат",
+    Termination.INSUFFICIENT_MATERIAL: "недостаточно материала",
+    Termination.RESIGNATION: "сдача",
+    Termination.DRAW_AGREED: "ничья по соглашению",
+    Termination.THREEFOLD_REPETITION: "троекратное повторение",
+    Termination.FIFTY_MOVES: "правило 50 ходов",
+    Termination.TABLEBASE: "решение по эндшпильным таблицам",
+    Termination.TIME_FORFEIT: "превышение времени",
+    Termination.SILENCE: "нет хода 40 дней",
+    Termination.ADJUDICATION: "присуждение",
+    Termination.WITHDRAWAL: "выход из турнира",
+    Termination.FORFEIT: "техническое поражение по решению судьи",
+    Termination.ANNULLED: "аннулирована",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class PgnWords:
+    """The words of one language in a PGN's comments and its ``CorrespondenceTime``.
+
+    ``days`` and ``moves`` are a noun's forms for one, a few and many
+    (:func:`mailbot.rules.languages.plural`); ``penalties`` name the stored
+    penalty reasons (a reason not among them is written as it is).
+    """
+
+    received: str
+    conditional: str
+    for_white: str
+    for_black: str
+    days: tuple[str, str, str]
+    moves: tuple[str, str, str]
+    endings: Mapping[Termination, str]
+    penalties: Mapping[str, str]
+
+
+#: The words of each language a PGN is written in; English for any other code.
+WORDS: Mapping[str, PgnWords] = {
+    "en": PgnWords(
+        "received", "conditional move", "for White", "for Black",
+        ("day", "days", "days"), ("move", "moves", "moves"), _EN_ENDINGS,
+        {"impossible": "impossible move", "incorrect": "incorrect move",
+         "unclear": "unclear move", "td": "the director's decision"},
+    ),
+    "bg": PgnWords(
+        "получен", "условен ход", "за белите", "за черните",
+        ("ден", "дни", "дни"), ("ход", "хода", "хода"), _BG_ENDINGS,
+        {"impossible": "невъзможен ход", "incorrect": "неправилен ход",
+         "unclear": "неясен ход", "td": "решение на съдията"},
+    ),
+    "ru": PgnWords(
+        "получен", "условный ход", "для белых", "для черных",
+        ("день", "дня", "дней"), ("ход", "хода", "ходов"), _RU_ENDINGS,
+        {"impossible": "невозможный ход", "incorrect": "неправильный ход",
+         "unclear": "неясный ход", "td": "решение судьи"},
+    ),
+}  # fmt: skip
+
+
+def words_of(language: str) -> PgnWords:
+    """The PGN words of ``language``; English for a language without its own.
+
+    >>> words_of("ru").received, words_of("xx").received
+    ('получен', 'received')
+    """
+    return WORDS.get(language, WORDS["en"])
+
 
 #: The PGN standard's ``Mode`` (section 9.9.2: ``OTB``, ``PM`` paper mail, ``EM``
 #: electronic mail, ``ICS`` Internet Chess Server, ``TC`` general telecommunication)
@@ -139,6 +235,7 @@ _PARTICLES = frozenset(
 
 _EMAIL = re.compile(r"[^\s@<>\"]+@[^\s@<>\"]+\.[A-Za-z]{2,}")
 _TAG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#=:-]*\Z")
+_DATE = re.compile(r"\d{4}\.\d\d\.\d\d")
 _ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 
 
@@ -186,6 +283,11 @@ class GameRecord:
     reason); without it the termination is named. ``days_per_control`` and
     ``moves_per_control`` fill ``CorrespondenceTime``. ``extra_tags`` come
     last and may not replace the tags written here.
+
+    ``language`` is the event's: the words of the comments and of
+    ``CorrespondenceTime`` (:func:`words_of`); give ``reason`` in it too.
+    ``game_id`` fills ``GameId`` (the game's ``INDEX/N``) and ``board`` the
+    ``Board`` of a team event; neither tag is written without its value.
     """
 
     event: str
@@ -208,6 +310,9 @@ class GameRecord:
     black_elo: int | None = None
     white_country: str | None = None
     black_country: str | None = None
+    language: str = "en"
+    game_id: str | None = None
+    board: int | None = None
 
 
 def mode_for(profile_name: str) -> str:
@@ -258,12 +363,25 @@ def _stamp(moment: datetime.date) -> str:
     return pgn_date(moment)
 
 
-def _days(n: int) -> str:
-    return f"{n} day" if abs(n) == 1 else f"{n} days"
+def round_tag(round_: int | None, board: int | None, number: int) -> str:
+    """The ``Round`` of a game: ``round.board`` (the standard's multipart round,
+    section 8.1.1.4: the round, then the board within it) where the pairing has
+    both, the round alone, or the game's number where there are no rounds.
+
+    >>> round_tag(1, 3, 3), round_tag(2, None, 7), round_tag(None, None, 7)
+    ('1.3', '2', '7')
+    """
+    if round_ is None:
+        return str(number)
+    return f"{round_}.{board}" if board is not None else str(round_)
 
 
-def move_comment(record: MoveRecord, mover: chess.Color) -> str:
-    """The comment written after a move.
+def _count(n: int, forms: tuple[str, str, str], language: str) -> str:
+    return f"{n} {plural(n, language, *forms)}"
+
+
+def move_comment(record: MoveRecord, mover: chess.Color, language: str = "en") -> str:
+    """The comment written after a move, in the words of ``language`` (:func:`words_of`).
 
     >>> note = PenaltyNote(5, "impossible move")
     >>> rec = MoveRecord(
@@ -272,18 +390,23 @@ def move_comment(record: MoveRecord, mover: chess.Color) -> str:
     ... )
     >>> move_comment(rec, chess.WHITE)
     '[%ccsnt 2026.03.15] received 2026.03.12; 3 days; +5 days: impossible move'
+    >>> for_white = PenaltyNote(5, "impossible", chess.WHITE)
+    >>> move_comment(dataclasses.replace(rec, penalties=(for_white,)), chess.BLACK, "ru")
+    '[%ccsnt 2026.03.15] получен 2026.03.12; 3 дня; +5 дней для белых: невозможный ход'
     """
+    words = words_of(language)
     parts = []
     if record.received_on is not None:
-        parts.append(f"received {_stamp(record.received_on)}")
+        parts.append(f"{words.received} {_stamp(record.received_on)}")
     if record.automatic:
-        parts.append("conditional move")
-    parts.append(_days(record.days))
+        parts.append(words.conditional)
+    parts.append(_count(record.days, words.days, language))
     for note in record.penalties:
         whom = ""
         if note.player is not None and note.player != mover:
-            whom = " for White" if note.player == chess.WHITE else " for Black"
-        parts.append(f"+{_days(note.days)}{whom}: {_clean(note.reason)}")
+            whom = " " + (words.for_white if note.player == chess.WHITE else words.for_black)
+        reason = words.penalties.get(note.reason, note.reason)
+        parts.append(f"+{_count(note.days, words.days, language)}{whom}: {_clean(reason)}")
     return f"[%ccsnt {_stamp(record.sent_on)}] " + "; ".join(parts)
 
 
@@ -303,7 +426,7 @@ def _ending(record: GameRecord) -> str | None:
         return _clean(record.reason)
     if record.termination is None:
         return None
-    return f"{record.result} ({_ENDINGS[record.termination]})"
+    return f"{record.result} ({words_of(record.language).endings[record.termination]})"
 
 
 def _headers(record: GameRecord, plies: int) -> dict[str, str]:
@@ -316,6 +439,10 @@ def _headers(record: GameRecord, plies: int) -> dict[str, str]:
         "Black": record.black or "?",
         "Result": record.result,
     }
+    if record.game_id:
+        headers["GameId"] = record.game_id
+    if record.board is not None:
+        headers["Board"] = str(record.board)
     for name, elo in (("WhiteElo", record.white_elo), ("BlackElo", record.black_elo)):
         if elo:
             headers[name] = str(elo)
@@ -328,9 +455,10 @@ def _headers(record: GameRecord, plies: int) -> dict[str, str]:
     headers["EventDate"] = pgn_date(record.start)
     headers["Mode"] = record.mode
     if record.days_per_control is not None:
-        headers["CorrespondenceTime"] = (
-            f"{record.days_per_control} days/{record.moves_per_control} moves"
-        )
+        words = words_of(record.language)
+        days = _count(record.days_per_control, words.days, record.language)
+        moves = _count(record.moves_per_control, words.moves, record.language)
+        headers["CorrespondenceTime"] = f"{days}/{moves}"
     headers["WhiteDays"] = str(record.white_days)
     headers["BlackDays"] = str(record.black_days)
     headers["PlyCount"] = str(plies)
@@ -363,7 +491,9 @@ def build_game(record: GameRecord) -> chess.pgn.Game:
         if not board.is_legal(entry.move):
             raise PgnExportError(f"half-move {number} ({entry.move.uci()}) is not legal")
         mover = board.turn
-        node = node.add_main_variation(entry.move, comment=move_comment(entry, mover))
+        node = node.add_main_variation(
+            entry.move, comment=move_comment(entry, mover, record.language)
+        )
         board.push(entry.move)
     ending = _ending(record)
     if ending:
@@ -396,11 +526,16 @@ class _Exporter(chess.pgn.StringExporter):
 
 def _comment_tokens(comment: str) -> list[str]:
     """Words of a comment, keeping together what reads as one: a ``[%command]``,
-    a number and its unit (``3 days``), a word and the date after it."""
+    a number and its unit (``3 days``), a word and the date after it.
+
+    >>> _comment_tokens("[%ccsnt 2026.03.04] получен 2026.03.04; 0 дни; +5 дни: x")
+    ['[%ccsnt 2026.03.04]', 'получен 2026.03.04;', '0 дни;', '+5 дни:', 'x']
+    """
     tokens: list[str] = []
     for part in re.findall(r"\[%[^\]]*\]|\S+", comment):
-        glue = tokens and not tokens[-1].startswith("[%")
-        if glue and (part[0].isdigit() or re.fullmatch(r"[+-]?\d+", tokens[-1])):
+        last = tokens[-1] if tokens else "[%"
+        after_number = re.fullmatch(r"[+-]?\d+", last.rsplit(" ", 1)[-1])
+        if not last.startswith("[%") and (_DATE.match(part) or after_number):
             tokens[-1] += " " + part
         else:
             tokens.append(part)

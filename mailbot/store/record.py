@@ -356,8 +356,10 @@ def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
 
     Names go ``Last, First`` (:func:`mailbot.rules.pgn.surname_first`); the players'
     ratings and countries are given where the start list gave them; ``Mode``
-    follows the tournament's profile (:func:`mailbot.rules.pgn.mode_for`).
-    """
+    follows the tournament's profile (:func:`mailbot.rules.pgn.mode_for`). Comments are
+    in the tournament's language; the end's reason (English) only in an English PGN.
+    ``Round`` is ``round.board`` (:func:`mailbot.rules.pgn.round_tag`), ``GameId``
+    the game's ``INDEX/N``, ``Board`` its board in a team event."""
     t = g.tournament
     tz = ZoneInfo(t.timezone)
     p = profile_of(t)
@@ -380,13 +382,14 @@ def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
         for m in g.moves
     ]
     sums = totals(g)
+    english = pgn.words_of(t.language) == pgn.words_of("en")
     termination = (
         end.termination if end else (game.Termination(g.termination) if g.termination else None)
     )
     return pgn.GameRecord(
         event=t.name,
         site=t.index,
-        round=str(g.round) if g.round else str(g.number),
+        round=pgn.round_tag(g.round, g.board, g.number),
         white=pgn.surname_first(g.white.name),
         black=pgn.surname_first(g.black.name),
         start=t.start,
@@ -395,7 +398,7 @@ def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
         termination=termination,
         white_days=sums.white,
         black_days=sums.black,
-        reason=end.reason if end else None,
+        reason=end.reason if end and english else None,
         days_per_control=p.days_per_control,
         moves_per_control=p.moves_per_control,
         mode=pgn.mode_for(t.profile),
@@ -403,6 +406,9 @@ def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
         black_elo=g.black.rating,
         white_country=g.white.country,
         black_country=g.black.country,
+        language=t.language,
+        game_id=tag_of(g),
+        board=g.board if t.teams else None,
     )
 
 
