@@ -28,15 +28,16 @@ from mailbot.desk.work import Work
 from mailbot.rules import clock, game
 from mailbot.rules import events as ev
 from mailbot.rules.profile import Profile
+from mailbot.store import decisions
 from mailbot.store.endings import (
     claim_end,
     end_game,
     settle_adjudication_claims,
     withdrawal_adjudication,
 )
-from mailbot.store.kinds import ClaimDecider, ClaimState
+from mailbot.store.kinds import ClaimDecider, ClaimKind, ClaimState
 from mailbot.store.ledger import record_notice
-from mailbot.store.models import Claim, Game, Leave, Notice, Player, Tournament
+from mailbot.store.models import Game, Leave, Notice, Player, Tournament
 from mailbot.store.record import (
     Waiting,
     awarded_oversteps,
@@ -276,13 +277,7 @@ def void_wait_notices(session: Session, g: Game, ply: int, why: str) -> list[lis
     Each notice stays in the ledger, its key marked ``void by`` ``why``; returns
     the kinds and keys it had.
     """
-    voided: list[list[str]] = []
-    ledger = select(Notice).where(Notice.game_id == g.id, Notice.kind.in_(WAIT_NOTICES))
-    for notice in session.scalars(ledger.order_by(Notice.id)):
-        if notice.key.isdigit() and int(notice.key) >= ply:
-            voided.append([notice.kind, notice.key])
-            notice.key = f"{notice.key} void by {why}"
-    return voided
+    return decisions.void_notices(session, g, WAIT_NOTICES, ply, why)
 
 
 def has_notice(g: Game, player: Player | None, kind: str, key: str) -> bool:
@@ -301,10 +296,10 @@ def has_notice(g: Game, player: Player | None, kind: str, key: str) -> bool:
     )
 
 
-def open_claim(
+def claim_against(
     session: Session,
     g: Game,
-    kind: str,
+    kind: ClaimKind,
     against: Player,
     due: datetime.datetime,
     now: datetime.datetime,
@@ -315,21 +310,13 @@ def open_claim(
     """Open a claim against ``against``; with ``auto_forfeit`` it is decided at once."""
 
     p = profile_of(g.tournament)
-    claim = Claim(
-        kind=kind,
-        by_color=None,
-        against="white" if against.id == g.white_id else "black",
-        opened_at=now,
-        status="open",
-        details={**details, "due": due.isoformat()},
+    colour = "white" if against.id == g.white_id else "black"
+    claim = decisions.open_claim(
+        session, g, kind, now, {**details, "due": due.isoformat()}, against=colour
     )
-    g.claims.append(claim)
-    session.flush()
     auto = decisive and p.auto_forfeit
     if auto:
-        claim.status = ClaimState.CONFIRMED
-        claim.decided_at = now
-        claim.decided_by = ClaimDecider.AUTO
+        decisions.decide_claim(claim, ClaimState.CONFIRMED, now, ClaimDecider.AUTO)
     events: list[ev.Event] = [ev.ClaimOpened(g.id, claim.id, against.id, due, details)]
     if auto:
         events.append(end_game(g, claim_end(g, claim), now))
@@ -349,10 +336,10 @@ def silence(
 
     p = profile_of(g.tournament)
     days = p.silence_days if decisive else p.silence_report_days
-    return open_claim(
+    return claim_against(
         session,
         g,
-        "silence",
+        ClaimKind.SILENCE,
         silent,
         due,
         now,
@@ -374,10 +361,10 @@ def overstep(
     p = profile_of(g.tournament)
     first = len(state.oversteps) < p.oversteps_to_lose
     used, limit, control_move = _exceeded(p, state)
-    return open_claim(
+    return claim_against(
         session,
         g,
-        "overstep",
+        ClaimKind.OVERSTEP,
         player,
         at,
         now,

@@ -51,16 +51,14 @@ from mailbot.rules import game
 from mailbot.rules.errors import DeskError
 from mailbot.rules.leave import parse_date
 from mailbot.rules.phrase import Phrase
+from mailbot.rules.result import Colour
+from mailbot.store import decisions, roster
 from mailbot.store.endings import claim_end, end_game
 from mailbot.store.engine import held_back, pending, recent
-from mailbot.store.kinds import ClaimDecider, ClaimState, OutboxStatus, PenaltyDecider
+from mailbot.store.kinds import ClaimDecider, ClaimKind, ClaimState, PenaltyDecider
 from mailbot.store.models import (
     Claim,
     Game,
-    Leave,
-    LeaveCancellation,
-    LeaveExtra,
-    Outbox,
     Player,
     Tournament,
 )
@@ -326,7 +324,7 @@ def carry_out(
 def _decide(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     if claim is None and order.game:
         g = _game(desk, order.game)
-        claim = next((c for c in reversed(g.claims) if c.status == "open"), None)
+        claim = next((c for c in reversed(g.claims) if c.status == ClaimState.OPEN), None)
     if claim is None:
         raise OrderError("which-claim", verb=order.verb)
     return decide(desk, _own(desk, claim), confirm=order.verb is Verb.CONFIRM)
@@ -350,12 +348,9 @@ def _overstep(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     color = chess.WHITE if order.color == "white" else chess.BLACK
     parity = 1 if color == chess.WHITE else 0
     move_number = max(1, sum(1 for m in g.moves if m.ply % 2 == parity))
-    g.claims.append(
-        Claim(kind="overstep", by_color=None, against=order.color, opened_at=desk.now,
-              status="confirmed", decided_at=desk.now, decided_by="td",
-              details={"awarded_move": move_number}, inbound_id=desk.inbound_id)
-    )  # fmt: skip
-    desk.session.flush()
+    assert order.color is not None
+    decisions.award_overstep(desk.session, g, order.color, move_number, desk.now,
+                             desk.inbound_id)  # fmt: skip
     details = {"colour": order.color, "game": tag_of(g)}
     if control_of(g, color).lost:
         # e-mail play has one overstep (art. 29); a second one loses (art. 28)
@@ -389,8 +384,8 @@ def _result(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     assert order.result is not None
     end = game.adjudicate(order.result, reason=f"adjudicated {order.result}")
     for c in g.claims:
-        if c.kind == "adjudication" and c.status == "open":
-            c.status, c.decided_at, c.decided_by = ClaimState.CONFIRMED, desk.now, ClaimDecider.TD
+        if c.kind == ClaimKind.ADJUDICATION and c.status == ClaimState.OPEN:
+            decisions.decide_claim(c, ClaimState.CONFIRMED, desk.now, ClaimDecider.TD)
     desk.tell(end_game(g, end, desk.now))
     return Phrase("order.result", {"game": tag_of(g), "result": order.result})
 
@@ -399,10 +394,7 @@ def _leave(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     player = _player(desk, order.player)
     year = order.day.year if order.day else desk.now.year
     assert order.days is not None
-    desk.session.add(
-        LeaveExtra(player_id=player.id, year=year, days=order.days, created_at=desk.now,
-                   inbound_id=desk.inbound_id)
-    )  # fmt: skip
+    roster.grant_extra_leave(desk.session, player, year, order.days, desk.now, desk.inbound_id)
     _tell_extra_leave(desk, player, order.days, year)
     return Phrase("order.leave-extra", {"days": order.days, "player": player.name, "year": year})
 
@@ -433,16 +425,8 @@ def _address(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     """The player's address from now on; mail still waiting goes there too (a TD changes
     an address because mail to the old one bounces)."""
     player = _player(desk, order.player)
-    before = player.email
-    player.email = _new_address(desk, player.tournament, order.email, player)
-    # the new address may have been one of the player's others: it is the main one now
-    player.addresses = [a for a in player.addresses if a.email != player.email]
-    waiting = desk.session.scalars(select(Outbox).where(Outbox.status != "sent")).all()
-    for row in waiting:
-        if before in row.to_addrs:
-            row.to_addrs = [player.email if a == before else a for a in row.to_addrs]
-            if row.status == "failed":
-                row.status, row.attempts, row.next_attempt_at = OutboxStatus.PENDING, 0, desk.now
+    address = _new_address(desk, player.tournament, order.email, player)
+    before = roster.change_address(desk.session, player, address, desk.now)
     desk.tell(ev.PlayerChanged(player.id, "address", before))
     return Phrase("order.address", {"player": player.name, "address": player.email})
 
@@ -451,7 +435,7 @@ def _rename(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     player = _player(desk, order.player)
     before = player.name
     assert order.name is not None
-    player.name = order.name[:200]
+    roster.rename_player(player, order.name)
     desk.tell(ev.PlayerChanged(player.id, "name", before))
     return Phrase("order.rename", {"before": before, "player": player.name})
 
@@ -466,70 +450,16 @@ def _replace(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     assert order.newcomer is not None and order.name is not None
     if not _KEY.match(order.newcomer) or any(p.key == order.newcomer for p in t.players):
         raise OrderError("key-taken", player=order.newcomer)
-    newcomer = Player(
-        key=order.newcomer,
-        name=order.name[:200],
-        email=_new_address(desk, t, order.email, None),
-        team=old.team,
-        board=old.board,
-    )
-    t.players.append(newcomer)
-    desk.session.flush()
+    email = _new_address(desk, t, order.email, None)
+    newcomer = roster.enrol_newcomer(desk.session, t, old, order.newcomer, order.name, email)
     games = [g for g in t.games if old.id in (g.white_id, g.black_id) and g.result is None]
     plain = not any(m for g in games for m in g.moves if (m.ply % 2 == 1) == (g.white_id == old.id))
-    _hand_over(games, old, newcomer)
-    _copy_leave(desk, old, newcomer)
-    old.replaced_by_id = newcomer.id
-    desk.session.flush()
+    roster.replace_player(desk.session, old, newcomer, games)
     desk.tell(ev.PlayerReplaced(old.id, newcomer.id, tuple(g.id for g in games), plain))
     return Phrase(
         "order.replace",
         {"player": old.name, "newcomer": newcomer.name, "games": len(games)},
     )
-
-
-def _hand_over(games: Sequence[Game], old: Player, newcomer: Player) -> None:
-    """The newcomer takes ``old``'s place in ``games``."""
-    for g in games:
-        colour = "white" if g.white_id == old.id else "black"
-        if colour == "white":
-            g.white = newcomer
-        else:
-            g.black = newcomer
-        # the player's own offer and conditional line were theirs, not the newcomer's;
-        # the opponent's offer stands
-        if g.draw_offer_by == colour:
-            g.draw_offer_by, g.draw_offer_ply = None, None
-        if g.pending_conditional_by == colour:
-            g.pending_conditional, g.pending_conditional_by = None, None
-
-
-def _copy_leave(desk: Office, old: Player, newcomer: Player) -> None:
-    """The leave already taken is the place's: it paused these games and counts against
-    the year's allowance (003 part 1 art. 9 gives the newcomer the clocks); so do the
-    extra leave days the director gave."""
-    for lv in old.leaves:
-        copy = Leave(
-            start=lv.start,
-            end=lv.end,
-            created_at=lv.created_at,
-            inbound_id=lv.inbound_id,
-            granted_by=lv.granted_by,
-        )
-        copy.cancellations = [
-            LeaveCancellation(game_id=c.game_id, from_date=c.from_date) for c in lv.cancellations
-        ]
-        newcomer.leaves.append(copy)
-    for extra in desk.session.scalars(select(LeaveExtra).where(LeaveExtra.player_id == old.id)):
-        desk.session.add(
-            LeaveExtra(
-                player_id=newcomer.id,
-                year=extra.year,
-                days=extra.days,
-                created_at=extra.created_at,
-                inbound_id=extra.inbound_id,
-            )
-        )
 
 
 _KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
@@ -578,25 +508,24 @@ def _open(g: Game) -> None:
 def decide(desk: Office, claim: Claim, *, confirm: bool) -> Phrase:
     """The TD's decision on an open claim (art. 37)."""
     g = claim.game
-    if claim.status != "open":
+    if claim.status != ClaimState.OPEN:
         raise OrderError("decided", game=tag_of(g))
-    if claim.kind == "complaint":
+    if claim.kind == ClaimKind.COMPLAINT:
         return _complaint(desk, claim, upheld=confirm)
-    claim.status = ClaimState.CONFIRMED if confirm else ClaimState.REJECTED
-    claim.decided_at = desk.now
-    claim.decided_by = ClaimDecider.TD
+    state = ClaimState.CONFIRMED if confirm else ClaimState.REJECTED
+    decisions.decide_claim(claim, state, desk.now, ClaimDecider.TD)
     if not confirm:
         _inform(desk, g, f"claim-rejected.{claim.kind}")
         return Phrase(f"order.claim-rejected.{claim.kind}", {"game": tag_of(g)})
-    if claim.kind in ("silence", "overstep") and (
+    if claim.kind in (ClaimKind.SILENCE, ClaimKind.OVERSTEP) and (
         claim.details.get("decisive") or claim.details.get("loses")
     ):
         end = claim_end(g, claim)
         desk.tell(end_game(g, end, desk.now))
         details = {"game": tag_of(g), "colour": claim.against, "result": end.result}
         return Phrase(f"order.claim-loss.{end.termination.value}", details)
-    if claim.kind == "tablebase":
-        won = "1-0" if claim.by_color == "white" else "0-1"
+    if claim.kind == ClaimKind.TABLEBASE:
+        won = "1-0" if claim.by_color == Colour.WHITE else "0-1"
         end = game.adjudicate(
             won,
             termination=game.Termination.TABLEBASE,
@@ -604,7 +533,7 @@ def decide(desk: Office, claim: Claim, *, confirm: bool) -> Phrase:
         )
         desk.tell(end_game(g, end, desk.now))
         return Phrase("order.tablebase-upheld", {"game": tag_of(g), "result": won})
-    if claim.kind == "draw":
+    if claim.kind == ClaimKind.DRAW:
         end = game.adjudicate(
             "1/2-1/2", termination=game.Termination.TABLEBASE, reason="draw claim upheld"
         )
@@ -624,16 +553,15 @@ def _complaint(desk: Office, claim: Claim, *, upheld: bool) -> Phrase:
     details: dict[str, Any] = {"game": tag_of(g), "move": move, "days": days}
     if upheld and ply > len(g.moves):
         raise OrderError("complaint-replayed", game=tag_of(g), move=move)
-    claim.status = ClaimState.CONFIRMED if upheld else ClaimState.REJECTED
-    claim.decided_at = desk.now
-    claim.decided_by = ClaimDecider.TD
+    state = ClaimState.CONFIRMED if upheld else ClaimState.REJECTED
+    decisions.decide_claim(claim, state, desk.now, ClaimDecider.TD)
     if not upheld:
         if days:
             impose_penalty(g, complainer, days, "groundless complaint", desk.now,
                            decided_by=PenaltyDecider.TD, inbound_id=desk.inbound_id)  # fmt: skip
         _inform(desk, g, "complaint-groundless", colour=complainer, **details)
         return Phrase("order.complaint-groundless", {**details, "colour": complainer})
-    claim.details = {**claim.details, **replay_from(desk, g, ply, days, claim_id=claim.id)}
+    decisions.note_on_claim(claim, replay_from(desk, g, ply, days, claim_id=claim.id))
     colour = "white" if ply % 2 == 1 else "black"
     _inform(desk, g, "complaint-upheld", colour=colour, **details)
     return Phrase("order.complaint-upheld", {**details, "colour": colour})
@@ -657,18 +585,8 @@ def replay_from(desk: Office, g: Game, ply: int, days: int, *, claim_id: int) ->
         "voided": [m.uci for m in void],
         "voided_penalties": [[p.color, p.days, p.reason] for p in later],
         "voided_notices": void_wait_notices(desk.session, g, ply - 1, f"claim {claim_id}"),
+        **decisions.take_back_moves(g, ply, desk.now),
     }
-    for m in void:
-        g.moves.remove(m)
-    for p in later:
-        g.penalties.remove(p)
-    if g.moves:
-        last = g.moves[-1]
-        record["forwarded_before"] = (last.forwarded_at or last.sent_at).isoformat()
-        last.forwarded_at = desk.now
-    g.pending_conditional = g.pending_conditional_by = None
-    g.draw_offer_by = g.draw_offer_ply = None
-    g.last_forwarded_at = desk.now
     if days:
         for colour in ("white", "black"):
             impose_penalty(g, colour, days, "art. 20", desk.now, ply_at=ply - 1,
@@ -694,7 +612,7 @@ def extend(desk: Office, index: str, day: datetime.date | None) -> Phrase:
         raise OrderError("extend-months", months=p.extension_max_months, limit=limit.isoformat())
     if day <= t.end:
         raise OrderError("extend-before", day=day.isoformat(), end=t.end.isoformat())
-    t.extended_to = day
+    decisions.extend_tournament(t, day)
     details = {"index": t.index, "day": day.isoformat()}
     for g in t.games:
         if g.result is None:
@@ -727,22 +645,18 @@ def withdraw(desk: Office, player: Player, *, valid: bool) -> Phrase:
         )
         for g in games
     ]
-    decisions = game.decide_withdrawal(entries, p.withdrawal, valid_reason=valid)
-    player.withdrawn_at = desk.now
-    player.withdrawal_valid = valid
+    decided = game.decide_withdrawal(entries, p.withdrawal, valid_reason=valid)
+    roster.withdraw_player(player, desk.now, valid=valid)
     done: list[Phrase] = []
     by_tag = {tag_of(g): g for g in games}
-    for decision in decisions:
+    for decision in decided:
         g = by_tag[decision.game]
         if g.result is not None:
             continue
         if decision.end is not None:
             desk.tell(end_game(g, decision.end, desk.now))
         else:
-            g.claims.append(
-                Claim(kind="adjudication", by_color=None, against=None, opened_at=desk.now,
-                      status="open", details={"withdrawal": player.key})
-            )  # fmt: skip
+            decisions.refer_withdrawal(g, player.key, desk.now)
             _call_for_claims(desk, g, player)
         done.append(Phrase(f"order.withdrawal.{decision.outcome.value}", {"game": decision.game}))
     outcomes = done or [Phrase("order.withdrawal.none")]

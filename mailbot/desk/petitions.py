@@ -18,8 +18,10 @@ from mailbot.desk.work import Work
 from mailbot.rules import events as ev
 from mailbot.rules import game, leave, tablebase
 from mailbot.rules.phrase import Phrase
+from mailbot.store import decisions, roster
 from mailbot.store.endings import end_game, settle_adjudication_claims, withdrawal_adjudication
-from mailbot.store.models import Claim, DelayNotice, Game, Leave, LeaveExtra, Player
+from mailbot.store.kinds import ClaimKind, Grantor
+from mailbot.store.models import Game, LeaveExtra, Player
 from mailbot.store.record import (
     board_of,
     color_name,
@@ -71,10 +73,8 @@ def request_leave(
         details = _refusal(start, end, reason, decision.remaining(year))
         req.tell(ev.LeaveAnswered(anchor.id, player.id, "refused", start, end, details))
         return False
-    player.leaves.append(
-        Leave(start=start, end=end, created_at=req.now, inbound_id=req.inbound_id,
-              granted_by="player")
-    )  # fmt: skip
+    roster.grant_leave(player, start, end, req.now, granted_by=Grantor.PLAYER,
+                       inbound_id=req.inbound_id)  # fmt: skip
     granted = {"days": requested.days, "year": year, "remaining": decision.remaining(year)}
     req.tell(ev.LeaveAnswered(anchor.id, player.id, "granted", start, end, granted))
     told: set[int] = set()  # the opponents told, and the director (0)
@@ -128,10 +128,7 @@ def _refusal_reason(decision: leave.LeaveDecision) -> Phrase:
 def delay_notice(req: Request, g: Game) -> None:
     """Art. 25: the player will answer later than the notice limit; protects from art. 31."""
     color = color_of(g, req.player)
-    g.delays.append(
-        DelayNotice(color="white" if color else "black", ply_at=len(g.moves),
-                    received_at=req.received, inbound_id=req.inbound_id)
-    )  # fmt: skip
+    roster.record_delay(g, "white" if color else "black", req.received, req.inbound_id)
     req.tell(ev.DelayNoted(g.id, req.player.id))
 
 
@@ -186,16 +183,13 @@ def tablebase_claim(req: Request, g: Game, tables: str | None) -> None:
         req.tell(ev.ClaimAnswered(g.id, req.player.id, "win-refused", decision.phrase))
         return
     verdict = tablebase.probe(board, tables)
-    g.claims.append(
-        Claim(kind="tablebase", by_color=color_name(color), against=color_name(not color),
-              opened_at=req.now, status="open",
-              details={"fen": board.fen(), "reason": decision.reason,
-                       "tables": {"installed": verdict.installed, "result": verdict.result(),
-                                  "cursed": verdict.cursed, "dtz": verdict.dtz}},
-              inbound_id=req.inbound_id)
-    )  # fmt: skip
-    req.session.flush()
-    req.tell(ev.TablebaseClaimed(g.id, g.claims[-1].id, req.player.id, verdict))
+    details = {"fen": board.fen(), "reason": decision.reason,
+               "tables": {"installed": verdict.installed, "result": verdict.result(),
+                          "cursed": verdict.cursed, "dtz": verdict.dtz}}  # fmt: skip
+    opened = decisions.open_claim(req.session, g, ClaimKind.TABLEBASE, req.now, details,
+                                  by_color=color_name(color), against=color_name(not color),
+                                  inbound_id=req.inbound_id)  # fmt: skip
+    req.tell(ev.TablebaseClaimed(g.id, opened.id, req.player.id, verdict))
     req.tell(ev.ClaimAnswered(g.id, req.player.id, decision.status.value, decision.phrase))
 
 
@@ -203,17 +197,13 @@ def answer_claim(req: Request, g: Game, decision: game.ClaimDecision) -> None:
     """A draw claim the bot does not grant: refused, or sent to the TD with its position."""
     color = color_of(g, req.player)
     if decision.status is game.ClaimStatus.NEEDS_TD:
-        g.claims.append(
-            Claim(kind="draw", by_color="white" if color else "black", against=None,
-                  opened_at=req.now, status="open",
-                  details={"fen": decision.fen, "reason": decision.reason},
-                  inbound_id=req.inbound_id)
+        opened = decisions.open_claim(
+            req.session, g, ClaimKind.DRAW, req.now,
+            {"fen": decision.fen, "reason": decision.reason},
+            by_color="white" if color else "black", inbound_id=req.inbound_id,
         )  # fmt: skip
-        req.session.flush()
         req.tell(
-            ev.DrawClaimed(
-                g.id, g.claims[-1].id, req.player.id, decision.phrase, decision.fen or ""
-            )
+            ev.DrawClaimed(g.id, opened.id, req.player.id, decision.phrase, decision.fen or "")
         )
     req.tell(ev.ClaimAnswered(g.id, req.player.id, decision.status.value, decision.phrase))
 
@@ -248,14 +238,12 @@ def complaint(req: Request, g: Game, rest: str, body: str) -> None:
     move = moves[-1]
     board = board_of(g, move.ply - 1)
     written = write_pair(board, [chess.Move.from_uci(move.uci)], notation_for(req.player))
-    g.claims.append(
-        Claim(kind="complaint", by_color=color_name(color), against=color_name(not color),
-              opened_at=req.now, status="open",
-              details={"ply": move.ply, "move": written, "said": body.strip()[:4000]},
-              inbound_id=req.inbound_id)
+    opened = decisions.open_claim(
+        req.session, g, ClaimKind.COMPLAINT, req.now,
+        {"ply": move.ply, "move": written, "said": body.strip()[:4000]},
+        by_color=color_name(color), against=color_name(not color), inbound_id=req.inbound_id,
     )  # fmt: skip
-    req.session.flush()
-    req.tell(ev.ComplaintMade(g.id, g.claims[-1].id, req.player.id, move.ply, written))
+    req.tell(ev.ComplaintMade(g.id, opened.id, req.player.id, move.ply, written))
 
 
 def claims_due(g: Game) -> datetime.date:
@@ -272,16 +260,7 @@ def claims_due(g: Game) -> datetime.date:
 def adjudication_claim(req: Request, g: Game, result: str, analysis: str) -> None:
     """Art. 52: a player's claim with analysis; equal claims settle the game at once."""
     color = "white" if color_of(g, req.player) == chess.WHITE else "black"
-    record = next((c for c in g.claims if c.kind == "adjudication" and c.status == "open"), None)
-    if record is None:
-        record = Claim(kind="adjudication", by_color=None, against=None, opened_at=req.now,
-                       status="open", details={})  # fmt: skip
-        g.claims.append(record)
-    details = dict(record.details)
-    details[color] = result
-    details[f"{color}_analysis"] = analysis.strip()[:8000]
-    record.details = details
-    req.session.flush()
+    details = decisions.file_adjudication_claim(req.session, g, color, result, analysis, req.now)
     req.tell(ev.AdjudicationClaimed(g.id, req.player.id, result, claims_due(g)))
     # equal claims stand at once (art. 53 note); different ones go to the arbiter
     # with the packet the sweep sends when the claim period is over

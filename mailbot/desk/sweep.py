@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Select, select, update
+from sqlalchemy import Select, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -36,6 +36,8 @@ from mailbot.rules import events as ev
 from mailbot.store.ledger import note
 from mailbot.store.models import Game, Notice, Tournament
 from mailbot.store.queries import GAME_STATE
+from mailbot.store.roster import stamp_digests
+from mailbot.store.schedule import store_due
 
 log = logging.getLogger(__name__)
 
@@ -162,12 +164,7 @@ def _sweep_games(
             counts.update(found)
             session.flush()
             if not found:  # what fell due changed the game: it stays due for the next pass
-                session.execute(
-                    update(Game)
-                    .where(Game.id == g.id)
-                    .values(due_at=deadlines.next_due(g, now))
-                    .execution_options(synchronize_session=False)
-                )
+                store_due(session, g.id, deadlines.next_due(g, now))
     return counts
 
 
@@ -175,8 +172,7 @@ def _sweep_digests(work: Work) -> list[str]:
     """The players' daily digests that are due (one per address and local day)."""
     found: list[str] = []
     for players, event in digest.due_digests(work.session, work.now):
-        for p in players:
-            p.digest_sent_at = work.now
+        stamp_digests(players, work.now)
         work.tell(event)
         found.append("digest")
     return found

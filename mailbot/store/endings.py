@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from mailbot.rules import events as ev
 from mailbot.rules import game
-from mailbot.store.kinds import ClaimDecider, ClaimState
+from mailbot.store.kinds import ClaimDecider, ClaimKind, ClaimState
 from mailbot.store.models import Claim, Game, Player
 
 
@@ -30,17 +30,30 @@ def end_game(
     g.result = end.result
     g.termination = end.termination.value
     g.ended_at = now
-    g.draw_offer_by = None
-    g.draw_offer_ply = None
-    g.pending_conditional, g.pending_conditional_by = None, None
+    clear_offers(g)
     for claim in g.claims:
-        if claim.status == "open":
-            claim.status = (
-                ClaimState.REJECTED if claim.kind != "adjudication" else ClaimState.CONFIRMED
-            )
+        if claim.status == ClaimState.OPEN:
+            adjudicated = claim.kind == ClaimKind.ADJUDICATION
+            claim.status = ClaimState.CONFIRMED if adjudicated else ClaimState.REJECTED
             claim.decided_at = now
             claim.decided_by = ClaimDecider.GAME_OVER
     return ev.GameEnded(g.id, end, answering.id if answering is not None else None, first_ply)
+
+
+def clear_offers(g: Game, colour: str | None = None) -> None:
+    """The draw offer and the conditional line of ``g`` go (only ``colour``'s, if given):
+    an ending, a move taken back and a player replaced clear them here alone.
+
+    >>> g = Game(draw_offer_by="white", draw_offer_ply=3, pending_conditional=["e2e4"],
+    ...          pending_conditional_by="black")
+    >>> clear_offers(g, "white")
+    >>> g.draw_offer_by, g.pending_conditional_by
+    (None, 'black')
+    """
+    if colour is None or g.draw_offer_by == colour:
+        g.draw_offer_by, g.draw_offer_ply = None, None
+    if colour is None or g.pending_conditional_by == colour:
+        g.pending_conditional, g.pending_conditional_by = None, None
 
 
 def claim_end(g: Game, claim: Claim) -> game.GameEnd:
@@ -77,14 +90,14 @@ def settle_adjudication_claims(session: Session, g: Game, now: datetime.datetime
     The players' claims are kept in an ``adjudication`` claim's details as
     ``white``/``black`` results with their analysis.
     """
-    claim = next((c for c in g.claims if c.kind == "adjudication"), None)
+    claim = next((c for c in g.claims if c.kind == ClaimKind.ADJUDICATION), None)
     if claim is None:
         claim = Claim(
-            kind="adjudication",
+            kind=ClaimKind.ADJUDICATION,
             by_color=None,
             against=None,
             opened_at=now,
-            status="open",
+            status=ClaimState.OPEN,
             details={},
         )
         g.claims.append(claim)
