@@ -5,7 +5,8 @@ before it reads a game, so a second worker on PostgreSQL waits for the first
 and then finds the messages handled (:class:`BatchTaken`). On SQLite, which
 has one worker and one write lock for the whole database, the claim comes with
 the batch's first write (:data:`CLAIM` in the session's ``info``), and under
-that lock the new rows are numbered by the desk (:func:`number_new_rows`).
+that lock the new rows are numbered by the store
+(:func:`~mailbot.store.numbering.number_new_rows`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import event, func, inspect, select
+from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from mailbot.rules.errors import DeskError
+from mailbot.store.numbering import number_new_rows
 from mailbot.store.received import take_new, take_write_lock
 
 #: The session's ``info`` key of the rows a batch claims at its first write (SQLite).
@@ -68,27 +70,6 @@ def _unlocked(session: Session, *args: Any) -> None:
 event.listen(Session, "before_flush", _claim_before_writing)
 event.listen(Session, "after_commit", _unlocked)
 event.listen(Session, "after_soft_rollback", _unlocked)
-
-
-def number_new_rows(session: Session) -> None:
-    """Give the new rows their ids, in the order they were added, after the highest
-    of their table: the database then takes each table's rows in one statement
-    instead of one statement a row (for which SQLite would return each id).
-
-    Only under SQLite's write lock, which no other writer can then insert past.
-    """
-    new: dict[Any, list[Any]] = {}
-    for obj in session.new:
-        state = inspect(obj)
-        (column,) = state.mapper.primary_key
-        key = state.mapper.get_property_by_column(column).key
-        if getattr(obj, key) is None:
-            new.setdefault(column, []).append((state.insert_order, key, obj))
-    connection = session.connection()
-    for column, rows in new.items():
-        top = connection.execute(select(func.max(column))).scalar() or 0
-        for number, (_order, key, obj) in enumerate(sorted(rows, key=lambda r: r[0]), top + 1):
-            setattr(obj, key, number)
 
 
 def single_writer(session: Session) -> bool:
