@@ -85,12 +85,15 @@ def test_a_woman_is_addressed_as_one_and_each_reader_in_the_second_person(
         swept(fed, at(3, 3) + datetime.timedelta(days=day))
     to_maria = last_of(fed, MARIA, "silence")
     assert to_maria.startswith("Уважаема Мария Димитрова,")
-    assert "не сте отговорили 40 дни" in to_maria
+    assert "не сте отговорили на хода в продължение на 40 дни време за размисъл" in to_maria
     to_ivan = last_of(fed, IVAN, "silence")
-    assert "противникът Ви Мария Димитрова не е отговорила 40 дни" in to_ivan
+    assert (
+        "противничката Ви Мария Димитрова не е отговорила на хода в продължение на 40 дни"
+        in to_ivan
+    )
     packet = last_of(fed, TD, "silence")
     assert packet.startswith("Уважаеми Тодор Тодоров,")
-    assert "Мария Димитрова (черните) не е отговорила 40 дни" in packet
+    assert "Мария Димитрова (черните) не е отговорила на хода в продължение на 40 дни" in packet
     # the repeat's copy is the director's own
     assert "Мария Димитрова не е отговорил(а) на хода" not in last_of(fed, TD, "repeat")
     assert last_of(fed, TD, "repeat").startswith("Уважаеми Тодор Тодоров,")

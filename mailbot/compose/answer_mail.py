@@ -85,6 +85,8 @@ def _status(n: Notifier, details: dict[str, Any], player: Player | None) -> dict
     bounced = bounced_moves(n.session, [x.id for x, _ in games])
     return {
         "recipient": details.pop("recipient", player.name if player else ""),
+        # the reader may write from another address than the one the games know
+        "gender": player.gender if player else None,
         "games": [
             {**game_summary(x, p), "bounced": bounced_in(x, p, bounced.get(x.id, {}))}
             for x, p in games

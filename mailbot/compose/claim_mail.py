@@ -186,7 +186,9 @@ def adjudication_called(n: Notifier, e: ev.AdjudicationCalled) -> None:
 def withdrawal_called(n: Notifier, e: ev.WithdrawalCalled) -> None:
     """Art. 48, 52 note 1: the game goes to the arbiter; both players send a claim."""
     g = n.game(e.game)
-    context = {"kind": "withdrawal", "player": n.player(e.withdrawn).name, "due": e.due}
+    withdrawn = n.player(e.withdrawn)
+    context = {"kind": "withdrawal", "player": withdrawn.name,
+               "player_gender": withdrawn.gender, "due": e.due}  # fmt: skip
     to_players(n, g, "adjudication", "notice", lambda p: context)
 
 

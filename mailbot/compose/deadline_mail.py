@@ -47,6 +47,7 @@ def repeated(n: Notifier, e: ev.Repeated) -> None:
         context={
             "recipient": silent.name,
             "opponent": opponent.name,
+            "opponent_gender": opponent.gender,
             "line": move_line(g, len(g.moves), notation_for(silent), tz),
             "due": due,
             "days": days,

@@ -62,6 +62,7 @@ def move_played(n: Notifier, e: ev.MovePlayed) -> None:
         context: dict[str, Any] = {
             "recipient": recipient.name,
             "opponent": (mover if recipient is opponent else opponent).name,
+            "opponent_gender": (mover if recipient is opponent else opponent).gender,
             "moved": moved,
             "line": line,
             "draw_offer": e.draw_offered,
@@ -160,7 +161,8 @@ def move_rejected(n: Notifier, e: ev.MoveRejected) -> None:
 @tells(ev.IncompleteRepeated)
 def incomplete(n: Notifier, e: ev.IncompleteRepeated) -> None:
     g = n.game(e.game)
-    details = {"player": n.player(e.player).name, "count": e.count}
+    player = n.player(e.player)
+    details = {"player": player.name, "player_gender": player.gender, "count": e.count}
     director_notice(n, g, "incomplete-reported", details)
 
 
@@ -192,6 +194,7 @@ def draw_offered(n: Notifier, e: ev.DrawOffered) -> None:
             context={
                 "recipient": recipient.name,
                 "opponent": other.name,
+                "opponent_gender": other.gender,
                 "yours": recipient.id == mover.id,
             },
             to=[recipient.email],
@@ -205,8 +208,10 @@ def draw_declined(n: Notifier, e: ev.DrawDeclined) -> None:
     g = n.game(e.game)
     mover = n.player(e.by)
     opponent = g.black if mover.id == g.white_id else g.white
-    notice(n, g, opponent, "draw-declined", {"opponent": mover.name}, reply=False)
-    notice(n, g, mover, "you-declined", {"opponent": opponent.name}, reply=True)
+    said = {"opponent": mover.name, "opponent_gender": mover.gender}
+    notice(n, g, opponent, "draw-declined", said, reply=False)
+    told = {"opponent": opponent.name, "opponent_gender": opponent.gender}
+    notice(n, g, mover, "you-declined", told, reply=True)
 
 
 @tells(ev.GameEnded)
