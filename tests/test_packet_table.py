@@ -105,3 +105,11 @@ def test_every_row_of_the_table_has_its_columns_at_the_same_offsets(language: st
     assert len(offsets) == 1, "\n".join(rows)
     assert len({row.index(".") for row in rows}) == 1, "\n".join(rows)
     assert all(len(cells(row)) >= 5 for row in rows)
+
+
+@pytest.mark.parametrize("language", ["bg", "ru"])
+def test_the_packet_around_the_table_is_in_its_language(language: str) -> None:
+    lines = packet(language)
+    words = [line for line in lines if line.strip() and not re.match(r" *\d+\.", line)]
+    assert len(words) == 3  # the heading, the penalty, the totals
+    assert not [line for line in words if re.search(r"[A-Za-z]", line)]
