@@ -37,7 +37,7 @@ HEDGE = re.compile(r"[а-яё]\((?:а|ая|ла|на|ка|ен|ена)\)|[а-я�
 MASCULINE = {
     "ru": ["сделал ", "отклонил ", "выбыл ", "извещён", "извещен ", "записал ", "прислал ",
            "уведомлен ", "взял ", "противник {opponent}", "противник {against}",
-           "Уважаемый {recipient}"],
+           "противнику ({opponent})", "противника ({opponent})", "Уважаемый {recipient}"],
     "bg": ["е писал ", "Уважаеми {recipient}", "извещен ", "{opponent} е уведомен ",
            "{mover} е уведомен ", "{against} не е отговорил ", "{silent} не е отговорил ",
            "{player} вече е изпратил ", "{against} е използвал ",
@@ -161,6 +161,11 @@ def test_numbers_agree_with_their_nouns(captured: list[Captured]) -> None:
     _, body = renderer.render_text("move", "ru", {**move, "control": control})
     assert "использован 1 день из 50" in body
     assert "осталось 49 дней" in body
+    control = {"used": 49, "limit": 50, "left": 1, "control_move": 10}
+    _, body = renderer.render_text("move", "ru", {**move, "control": control})
+    assert "использовано 49 дней из 50 (остался 1 день)" in body
+    _, body = renderer.render_text("move", "bg", {**move, "control": control})
+    assert "използвани 49 дни от 50 до 10-и ход (остава 1 ден)" in body
 
 
 def test_a_repeat_says_its_days_as_counted_and_its_date_as_a_date(
