@@ -48,7 +48,7 @@ FEMININE = {
     "ru": ["сделала ", "отклонила ", "выбыла ", "извещена", "записала ", "прислала ",
            "уведомлена", "взяла ", "соперница", "Уважаемая {recipient}"],
     "bg": ["писала ", "Уважаема {recipient}", "уведомена", "отговорила ", "изпратила ",
-           "използвала ", "противничката"],
+           "използвала ", "противничката", "Нова противничка"],
 }  # fmt: skip
 
 
@@ -146,6 +146,8 @@ def test_a_woman_reads_the_feminine(captured: list[Captured]) -> None:
     assert "Cid Cole выбыла из турнира" in texts["ru", "adjudication/withdrawal"]
     assert "Ann Able е писала ходове" in texts["bg", "notice/incomplete-reported"]
     assert texts["bg", "status"].split("\n")[1].startswith("Уважаема ")
+    assert "ход вашей новой соперницы" in texts["ru", "notice/opponent-replaced"]
+    assert texts["bg", "notice/opponent-renamed"].startswith("Името на противничката ви")
 
 
 def test_numbers_agree_with_their_nouns(captured: list[Captured]) -> None:

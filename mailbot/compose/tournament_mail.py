@@ -112,7 +112,8 @@ def player_changed(n: Notifier, e: ev.PlayerChanged) -> None:
     for g in t.games:
         if g.result is None and player in (g.white, g.black):
             opponent = g.black if g.white_id == player.id else g.white
-            extra = {"before": e.before, "opponent": player.name}
+            extra = {"before": e.before, "opponent": player.name,
+                     "opponent_gender": player.gender}  # fmt: skip
             notice(n, g, opponent, "opponent-renamed", extra, reply=False)
 
 
@@ -125,7 +126,8 @@ def player_replaced(n: Notifier, e: ev.PlayerReplaced) -> None:
     _start_mail(n, newcomer, games, replaces=old)
     for g in games:
         opponent = g.black if g.white_id == newcomer.id else g.white
-        extra = {"before": old.name, "opponent": newcomer.name, "plain": e.plain}
+        extra = {"before": old.name, "opponent": newcomer.name,
+                 "opponent_gender": newcomer.gender, "plain": e.plain}  # fmt: skip
         notice(n, g, opponent, "opponent-replaced", extra, reply=False)
     t = old.tournament
     mail(n,
