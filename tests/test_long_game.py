@@ -431,7 +431,9 @@ def test_a_master_game_by_mail_from_first_move_to_resignation(
             sent_on = re.search(r"\[%ccsnt (\d{4})\.(\d\d)\.(\d\d)\]", node.comment)
             assert sent_on, node.comment
             assert datetime.date(*map(int, sent_on.groups())) == stamp.sent
-            assert re.search(rf"\b{stamp.days} days?\b", node.comment), node.comment
+            # in the event's language (bg), with no English word
+            assert re.search(rf"\b{days_word(stamp.days, 'bg')}\b", node.comment), node.comment
+            assert not re.search(r"\b(days?|received)\b", node.comment), node.comment
     finally:
         fed.close()
 

@@ -105,7 +105,7 @@ def art8_line(
     total = {
         "en": f"total time: White {w}, Black {b}",
         "bg": f"общо време: белите {w}, черните {b}",
-        "ru": f"общее время: белые {w}, черные {b}",
+        "ru": f"общее время: белые {w}, чёрные {b}",
     }[language]
     return f"{head}; {total}"
 
@@ -908,7 +908,7 @@ def test_draw_offers_resignation_status_help_and_mate(store_url: str, federation
     assert subject(done) == "[BG-2026-E1/1] Ivan Ivanov – John Smith: Draw offer declined"
 
     # resignation: the game is over for both players and the director, each in their language
-    endings = {SMITH: "has ended: 1-0 (Black resigns)", PETROV: "окончена: 1-0 (черные сдались)"}
+    endings = {SMITH: "has ended: 1-0 (Black resigns)", PETROV: "окончена: 1-0 (чёрные сдались)"}
     endings[TD] = "завърши: 1-0 (черните се предават)"
     for address in (SMITH, PETROV, TD):
         [over] = mails(fed, address, "game-over", "BG-2026-E1/2")
@@ -950,7 +950,7 @@ def test_draw_offers_resignation_status_help_and_mate(store_url: str, federation
         assert pgn_in(agreed).headers["Result"] == "1/2-1/2"
         assert [m.uci() for m in pgn_in(agreed).mainline_moves()] == ["e2e4", "e7e5"]
     # mate ends game 3
-    mated = {IVANOV: "(черните печелят с мат)", PETROV: "(мат, выиграли черные)"}
+    mated = {IVANOV: "(черните печелят с мат)", PETROV: "(мат, выиграли чёрные)"}
     mated[TD] = mated[IVANOV]
     for address in (IVANOV, PETROV, TD):
         [mate] = mails(fed, address, "game-over", "BG-2026-E1/3")

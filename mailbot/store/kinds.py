@@ -126,7 +126,11 @@ class EnumText(TypeDecorator[E], Generic[E]):
         self.enum_type = enum_type
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
-        return None if value is None else str(self.enum_type(value).value)
+        """The value to store; one that is no member goes as it is, for the table's
+        constraint to refuse as it always has."""
+        if value is None:
+            return None
+        return value.value if isinstance(value, self.enum_type) else str(value)
 
     def process_result_value(self, value: Any, dialect: Dialect | None) -> E | None:
         return None if value is None else self.enum_type(value)
