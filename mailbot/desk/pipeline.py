@@ -51,6 +51,7 @@ from mailbot.mail.addresses import normal_address
 from mailbot.mail.inbox import Fetched
 from mailbot.mail.letters import Letter, read_letter
 from mailbot.mail.postman import compose_address
+from mailbot.store.kinds import InboundStatus
 from mailbot.store.models import Game, InboundMessage
 from mailbot.store.outage import StoreUnavailable, diagnose, fault_of, probe, where_of
 from mailbot.store.queries import players_writing_from, prefetch_games, prefetch_senders
@@ -206,7 +207,7 @@ class Desk:
         ``stopping()``; ``recorded``, their rows and the ids of those made new for it."""
         rows, made = recorded
         outcomes: list[Outcome] = []
-        unhandled = {row.id for row in rows if row.status == "new"}
+        unhandled = {row.id for row in rows if row.status == InboundStatus.NEW}
         if lone_writer:
             session.info[CLAIM] = unhandled  # at the batch's first write
         else:
@@ -261,7 +262,7 @@ class Desk:
         except IntegrityError:
             with self.sessions() as session:
                 known = duplicates.find(session, sha, mark)
-                if known is not None and known.status != "new":
+                if known is not None and known.status != InboundStatus.NEW:
                     # another worker recorded the same message first
                     log.info("message %s already recorded", short(letter.message_id))
                     return Outcome.DUPLICATE
@@ -288,14 +289,14 @@ class Desk:
         whose filing was cut short) joins it in quarantine.
         """
         inbound = recorded or duplicates.find(session, sha, mark)
-        if inbound is not None and inbound.status == "quarantined":
+        if inbound is not None and inbound.status == InboundStatus.QUARANTINED:
             return Outcome.QUARANTINED
         if inbound is None:
             inbound = duplicates.record(session, letter, sha, mark, fetched, now)
-        elif recorded is None and inbound.status == "new":
+        elif recorded is None and inbound.status == InboundStatus.NEW:
             # recorded, not handled: by a pass cut short, or by a worker handling it now
             claim(session, {inbound.id})
-        elif inbound.status != "new":
+        elif inbound.status != InboundStatus.NEW:
             log.info("message %s: already handled", short(letter.message_id))
             return Outcome.DUPLICATE
         ctx = self._context(session, inbound, letter, now)
@@ -303,7 +304,7 @@ class Desk:
         ctx.notifier.tell(*ctx.events)
         mark_processed(inbound, now, storable(inbound.reason) if inbound.reason else None)
         said.append(self._outcome_line(ctx))
-        return Outcome.IGNORED if inbound.status == "ignored" else Outcome.HANDLED
+        return Outcome.IGNORED if inbound.status == InboundStatus.IGNORED else Outcome.HANDLED
 
     @staticmethod
     def _outcome_line(ctx: Context) -> str:

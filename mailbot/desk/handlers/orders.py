@@ -29,7 +29,7 @@ from mailbot.mail.orderkeys import key_in, own_address
 from mailbot.rules import events as ev
 from mailbot.rules.notation import read_moves
 from mailbot.rules.phrase import Phrase
-from mailbot.store.kinds import HeldStatus
+from mailbot.store.kinds import HeldStatus, InboundStatus
 from mailbot.store.models import Claim, HeldOrder, InboundMessage, OrderKey, Outbox
 from mailbot.store.orderbook import decide_held, hold_order, lapse_order_key, spend_order_key
 from mailbot.store.received import give_reason
@@ -226,7 +226,7 @@ def _held_by(ctx: Context, key: OrderKey) -> list[HeldOrder]:
         ctx.session.scalars(
             select(HeldOrder).where(
                 HeldOrder.outbox_id == key.outbox_id,
-                HeldOrder.status == "held",
+                HeldOrder.status == HeldStatus.HELD,
                 HeldOrder.director_email == ctx.sender,
             )
         ).all()
@@ -259,9 +259,9 @@ def _carried_out_before(ctx: Context, lines: Sequence[str]) -> datetime.datetime
             InboundMessage.text_sha256 == digest,
             InboundMessage.from_addr == ctx.sender,
             InboundMessage.id != ctx.inbound.id,
-            InboundMessage.status == "processed",
+            InboundMessage.status == InboundStatus.PROCESSED,
             # held and never confirmed: not carried out
-            or_(HeldOrder.id.is_(None), HeldOrder.status == "confirmed"),
+            or_(HeldOrder.id.is_(None), HeldOrder.status == HeldStatus.CONFIRMED),
         )
         .order_by(InboundMessage.id.desc())
         .limit(1)
