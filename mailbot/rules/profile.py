@@ -112,6 +112,13 @@ class Profile:
     #: further one, the director is told (a systematic violation may lose the
     #: game); 0: never.
     rejections_to_director: int = 3
+    #: Days before the overstep on which the player to move is warned (docs/contract.md,
+    #: "Warnings before deadlines").
+    warn_control_days: tuple[int, ...] = (10, 3)
+    #: Days before the silence notice (where the profile has one) the player is warned.
+    warn_silence_days: tuple[int, ...] = (5,)
+    #: Days before the end of the event both players of an unfinished game are warned.
+    warn_end_days: tuple[int, ...] = (30,)
 
     def with_overrides(self, overrides: Mapping[str, Any], path: str = "rules") -> Profile:
         """Return a copy with ``overrides`` applied; unknown keys and wrong types raise.
@@ -142,6 +149,8 @@ def _coerce(path: str, current: Any, value: Any, field: dataclasses.Field[Any]) 
         except ValueError:
             choices = ", ".join(str(m.value) for m in type(current))
             raise ProfileError(path, f"must be one of {choices}") from None
+    if field.type == "tuple[int, ...]":
+        return _days(path, value)
     if isinstance(current, bool) or field.type == "bool":
         if not isinstance(value, bool):
             raise ProfileError(path, "must be true or false")
@@ -159,6 +168,19 @@ def _coerce(path: str, current: Any, value: Any, field: dataclasses.Field[Any]) 
     if value < 0:
         raise ProfileError(path, "must not be negative")
     return value
+
+
+def _days(path: str, value: Any) -> tuple[int, ...]:
+    """A list of whole numbers of days, each at least 1 (``[10, 3]``).
+
+    >>> _days("rules.warn_end_days", [30, 7])
+    (30, 7)
+    """
+    if not isinstance(value, list | tuple) or any(
+        isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in value
+    ):
+        raise ProfileError(path, "must be a list of whole numbers of days, each at least 1")
+    return tuple(value)
 
 
 _BG_EMAIL = Profile(

@@ -42,6 +42,7 @@ from sqlalchemy import (
     func,
     or_,
     select,
+    true,
 )
 from sqlalchemy.orm import (
     DeclarativeBase,
@@ -231,6 +232,8 @@ class Player(Base):
     digest: Mapped[bool] = mapped_column(default=False)
     #: When the last digest went out.
     digest_sent_at: Mapped[datetime.datetime | None]
+    #: Warnings before a deadline (``warnings off`` stops them).
+    warnings: Mapped[bool] = mapped_column(default=True, server_default=true())
     withdrawn_at: Mapped[datetime.datetime | None]
     withdrawal_reason: Mapped[str | None] = mapped_column(Text)
     #: Whether the TD accepted the reason as valid (ICCF withdrawal rules).

@@ -29,6 +29,7 @@ __all__ = [
     "offer_draw",
     "record_move",
     "set_digest",
+    "set_warnings",
     "stamp_forwarded",
 ]
 
@@ -84,3 +85,8 @@ def set_digest(player: Player, want: bool, now: datetime.datetime) -> None:
     """``player`` wants the moves in a digest (or not) from ``now`` on."""
     player.digest = want
     player.digest_sent_at = now
+
+
+def set_warnings(player: Player, want: bool) -> None:
+    """``player`` wants the warnings before a deadline (or not) from now on."""
+    player.warnings = want
