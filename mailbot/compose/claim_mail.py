@@ -189,7 +189,9 @@ def withdrawal_called(n: Notifier, e: ev.WithdrawalCalled) -> None:
     withdrawn = n.player(e.withdrawn)
     context = {"kind": "withdrawal", "player": withdrawn.name,
                "player_gender": withdrawn.gender, "due": e.due}  # fmt: skip
-    to_players(n, g, "adjudication", "notice", lambda p: context)
+    # the withdrawn player reads of the withdrawal in the second person
+    to_players(n, g, "adjudication", "notice",
+               lambda p: {**context, "about_you": p.id == withdrawn.id})  # fmt: skip
 
 
 @tells(ev.AdjudicationPacket)

@@ -16,6 +16,7 @@ from mailbot.compose.messages import director_notice, game_mail, notice
 from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
 from mailbot.rules import referee
+from mailbot.rules.game import GameEnd
 from mailbot.rules.notation import Notation, write_line, write_move
 from mailbot.store.models import Game, Player
 from mailbot.store.record import (
@@ -196,6 +197,7 @@ def draw_offered(n: Notifier, e: ev.DrawOffered) -> None:
                 "opponent": other.name,
                 "opponent_gender": other.gender,
                 "yours": recipient.id == mover.id,
+                "said": "" if recipient.id == mover.id else e.said,
             },
             to=[recipient.email],
             event="draw-offer",
@@ -208,8 +210,8 @@ def draw_declined(n: Notifier, e: ev.DrawDeclined) -> None:
     g = n.game(e.game)
     mover = n.player(e.by)
     opponent = g.black if mover.id == g.white_id else g.white
-    said = {"opponent": mover.name, "opponent_gender": mover.gender}
-    notice(n, g, opponent, "draw-declined", said, reply=False)
+    told_opponent = {"opponent": mover.name, "opponent_gender": mover.gender, "said": e.said}
+    notice(n, g, opponent, "draw-declined", told_opponent, reply=False)
     told = {"opponent": opponent.name, "opponent_gender": opponent.gender}
     notice(n, g, mover, "you-declined", told, reply=True)
 
@@ -229,6 +231,7 @@ def game_ended(n: Notifier, e: ev.GameEnded) -> None:
         (t.director_email, t.director_name, t.language, None),
     ]
     tz = ZoneInfo(t.timezone)
+    said_to = None if e.answering is None else _opponent_of(g, e.answering)
     for address, name, language, player in recipients:
         answering = e.answering is not None and player is not None and player.id == e.answering
         style = notation_for(player) if player is not None else Notation(t.notation)
@@ -256,6 +259,9 @@ def game_ended(n: Notifier, e: ev.GameEnded) -> None:
                 "black_total": sums.black,
                 "pgn": text,
                 "line": line,
+                "about_you": player is not None and _about(g, end, player),
+                "said": e.said if player is not None and player.id == said_to else "",
+                "opponent": _opponent_name(g, player),
             },
             to=[address],
             event="game-over",
@@ -263,6 +269,32 @@ def game_ended(n: Notifier, e: ev.GameEnded) -> None:
             orientation=orientation(g, player),
             reply=answering,
         )
+
+
+def _opponent_of(g: Game, player: int) -> int:
+    return g.black_id if player == g.white_id else g.white_id
+
+
+def _opponent_name(g: Game, player: Player | None) -> str:
+    if player is None:
+        return ""
+    return (g.black if player.id == g.white_id else g.white).name
+
+
+#: The ends an order of the director brings on one player: told to that player as "you".
+_ORDERED = frozenset({"forfeit", "withdrawal"})
+
+
+def _about(g: Game, end: GameEnd, player: Player) -> bool:
+    """Whether the game ended because of ``player``, by the director's order: forfeited,
+    withdrawn (the game lost or annulled); the mail to them says so in the second person."""
+    if end.termination.value == "annulled":
+        return player.withdrawn_at is not None
+    return (
+        end.termination.value in _ORDERED
+        and end.winner is not None
+        and color_of(g, player) != end.winner
+    )
 
 
 def _example(board: chess.Board, player: Player) -> str:

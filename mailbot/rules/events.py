@@ -129,12 +129,16 @@ class RejectionsRepeated(Event):
 class DrawOffered(Event):
     game: int
     by: int
+    #: What the player wrote beside the word, for the opponent (``forward_messages``).
+    said: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
 class DrawDeclined(Event):
     game: int
     by: int
+    #: What the player wrote beside the word, for the opponent (``forward_messages``).
+    said: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,6 +150,8 @@ class GameEnded(Event):
     end: GameEnd
     answering: int | None = None
     first_ply: int | None = None
+    #: What the answering player wrote beside the word, for the opponent.
+    said: str = ""
 
 
 # ---------------------------------------------------------------------------

@@ -7,7 +7,9 @@ from mailbot.desk import petitions as requests
 from mailbot.desk.deadlines import play_stops_at
 from mailbot.desk.handlers import steps
 from mailbot.desk.handlers.context import Context
+from mailbot.desk.handlers.draw import with_words
 from mailbot.mail.intent import Word
+from mailbot.rules import events as ev
 from mailbot.rules.phrase import Phrase
 from mailbot.store.models import Player
 from mailbot.store.record import board_of, color_of
@@ -37,9 +39,24 @@ def claim(ctx: Context) -> None:
         and board.turn == color_of(g, mover)
         and ctx.inbound.internaldate < play_stops_at(g)
     )
-    if with_move and steps.claim_with_move(ctx, steps.judge(ctx, g, mover, board)):
+    told = len(ctx.events)
+    if not (with_move and steps.claim_with_move(ctx, steps.judge(ctx, g, mover, board))):
+        requests.claim(req, g, rest, ctx.letter.body, ctx.tablebases)
+    _words_to_the_end(ctx, told)
+
+
+def _words_to_the_end(ctx: Context, told: int) -> None:
+    """The words beside a claim reach the opponent in the mail of the game's end, when
+    the claim ends the game: no other mail of a claim goes to the opponent (the
+    director decides the others). A move played with the claim carries them already."""
+    new = ctx.events[told:]
+    if any(isinstance(e, ev.MovePlayed) and e.said for e in new):
         return
-    requests.claim(req, g, rest, ctx.letter.body, ctx.tablebases)
+    assert ctx.mover is not None
+    ctx.events[told:] = [
+        with_words(ctx, e) if isinstance(e, ev.GameEnded) and e.answering == ctx.mover.id else e
+        for e in new
+    ]
 
 
 def complaint(ctx: Context) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mailbot.desk.handlers.context import Context
+from mailbot.desk.handlers.draw import with_words
 from mailbot.rules import game
 from mailbot.store.endings import end_game
 from mailbot.store.record import color_of
@@ -11,4 +12,5 @@ from mailbot.store.record import color_of
 def resign(ctx: Context) -> None:
     g, mover = ctx.game, ctx.mover
     assert g is not None and mover is not None
-    ctx.tell(end_game(g, game.resign(color_of(g, mover)), ctx.now, answering=mover))
+    ended = end_game(g, game.resign(color_of(g, mover)), ctx.now, answering=mover)
+    ctx.tell(with_words(ctx, ended))
