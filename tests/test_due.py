@@ -4,8 +4,8 @@ the games whose deadline has come.
 The oracle is the sweep itself without the index: after every daily sweep,
 every game is marked due again and swept once more at the same instant. That
 second pass must find nothing: had the index let a repeat, a silence, an
-overstep, a leave's end or the end of the event slip, the full pass would
-send it.
+overstep, a leave's end, the end of the event or a warning before one slip,
+the full pass would send it.
 """
 
 from __future__ import annotations
@@ -117,7 +117,11 @@ def test_the_indexed_sweep_misses_nothing_a_full_sweep_would_send(
     notices, _ = ledger(bench)
     with bench.sessions() as session:
         kinds = set(session.scalars(select(Notice.kind)))
-    assert {"repeat", "silence", "leave-end", "adjudication-call"} <= kinds, kinds
+    assert {"repeat", "silence", "leave-end", "adjudication-call", "warning"} <= kinds, kinds
+    with bench.sessions() as session:
+        keys = set(session.scalars(select(Notice.key).where(Notice.kind == "warning")))
+    # warnings before an overstep, a silence notice and the end of the event (docs/contract.md)
+    assert {k.split("/")[0] for k in keys} == {"control", "silence", "end"}, keys
     assert notices > 0
     # on most days nothing is due: the indexed sweep reads no game at all
     quiet_days = sum(1 for n in read if n == 0)

@@ -110,6 +110,8 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
         (ev.DrawOffered(g1, ann), True),
         (ev.DrawDeclined(g1, bob), True),
         (ev.Repeated(g1, bob, due), False),
+        *((ev.WarningDue(g1, bob, deadline, days, day), False)
+          for deadline, days in (("control", 10), ("silence", 5), ("end", 30))),
         (ev.ClaimOpened(g1, claim.id, bob, due, {"days": 40, "decisive": True}), False),
         (ev.DrawClaimed(g1, claim.id, bob, Phrase("claim.tablebase", {"pieces": 5}), "8/8"),
          False),

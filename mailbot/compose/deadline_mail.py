@@ -1,10 +1,11 @@
 """What a clock's deadline says: the last move repeated to a silent player (art. 26),
-and a delay a player notes.
+a warning before a deadline, and a delay a player notes.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import datetime
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from mailbot.compose.gamemail import captains_of, game_summary
@@ -12,10 +13,12 @@ from mailbot.compose.messages import game_mail
 from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
 from mailbot.rules.notation import Notation
+from mailbot.store.models import Game, Player
 from mailbot.store.record import (
     board_of,
     color_of,
     language_for,
+    local_date,
     move_line,
     notation_for,
     profile_of,
@@ -81,6 +84,52 @@ def repeated(n: Notifier, e: ev.Repeated) -> None:
         board=board,
         extra=extra,
     )
+
+
+@tells(ev.WarningDue)
+def warning_due(n: Notifier, e: ev.WarningDue) -> None:
+    """A deadline that would cost the player is near (docs/contract.md, "Warnings before
+    deadlines"); a digest reader finds it in the day's digest, unless that went already."""
+    g = n.game(e.game)
+    player = n.player(e.player)
+    if player.digest and not digest_sent_today(player, n.now):
+        return
+    game_mail(
+        n,
+        g,
+        template="warning",
+        language=language_for(player),
+        context=warning_context(g, player, e.deadline, e.days, e.due),
+        to=[player.email],
+        event="warning",
+        extra={"X-Mailbot-Warning": e.deadline, "X-Mailbot-Due": e.due.isoformat()},
+    )
+
+
+def warning_context(
+    g: Game, player: Player, deadline: str, days: int, due: datetime.date
+) -> dict[str, Any]:
+    """What ``warning.txt`` says to ``player`` about ``g``'s ``deadline``."""
+    opponent = g.black if player.id == g.white_id else g.white
+    summary = game_summary(g, player)
+    return {
+        "recipient": player.name,
+        "gender": player.gender,
+        "opponent": opponent.name,
+        "opponent_gender": opponent.gender,
+        "deadline": deadline,
+        "days": days,
+        "due": due,
+        "game": summary,
+        "control": summary["control"],
+    }
+
+
+def digest_sent_today(player: Player, now: datetime.datetime) -> bool:
+    """Whether ``player``'s digest of the (local) day ``now`` went already."""
+    sent = player.digest_sent_at
+    tz = ZoneInfo(player.tournament.timezone)
+    return sent is not None and local_date(sent, tz) >= local_date(now, tz)
 
 
 @tells(ev.DelayNoted)

@@ -3,8 +3,9 @@
 A player who writes ``digest on`` gets no mail per opponent's move; once a
 day the sweep sends one mail with every game in play, the opponents' moves
 since the last digest (with their art. 8 lines and what the opponents wrote
-beside them), and the days left. Clocks do not change: a move counts as
-received on the day it reached the bot, as without the digest.
+beside them), the day's warnings before a deadline, and the days left.
+Clocks do not change: a move counts as received on the day it reached the
+bot, as without the digest.
 
 A tournament with ``director_digest: true`` sends its director, once a
 week, what needs watching: the games whose silence or overstep deadline
@@ -25,6 +26,8 @@ import chess
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from mailbot.compose.deadline_mail import warning_context
+from mailbot.compose.drafts import Draft
 from mailbot.compose.gamemail import game_summary
 from mailbot.compose.messages import mail
 from mailbot.compose.notices import long_date
@@ -35,7 +38,7 @@ from mailbot.mail.letters import read_letter
 from mailbot.rules import clock
 from mailbot.rules import events as ev
 from mailbot.rules.phrase import Phrase
-from mailbot.store.models import Claim, Game, Move, Player, Tournament
+from mailbot.store.models import Claim, Game, Move, Notice, Player, Tournament
 from mailbot.store.record import (
     awarded_oversteps,
     color_name,
@@ -57,6 +60,7 @@ __all__ = [
     "due_digests",
     "games_of",
     "opponent_moves_since",
+    "warnings_today",
     "words_of",
 ]
 
@@ -206,20 +210,76 @@ def digest_due(n: Notifier, e: ev.DigestDue) -> None:
             summary["draw_offer"] = g.draw_offer_by == color_name(color_of(g, opponent))
             summary["said"] = [w for w in (words_of(m) for m in news) if w]
             games.append(summary)
-    if not any(x["line"] for x in games):
+    warned = warnings_today(n.session, players, n.now)
+    if not any(x["line"] for x in games) and not warned:
         return  # nothing new: no digest today
     # the games with news first, the player's move first among them
     games.sort(key=lambda x: (x["line"] is None, not x["your_move"]))
     tz = ZoneInfo(me.tournament.timezone)
+    context = {"recipient": me.name, "gender": me.gender, "games": games,
+               "today": n.now.astimezone(tz).date()}  # fmt: skip
+    index = one_index([p.tournament for p in players])
+    if warned:
+        _digest_with_warnings(n, me, context, warned, index)
+        return
     mail(n,
         template="digest",
         language=language_for(me),
-        context={"recipient": me.name, "gender": me.gender, "games": games,
-                 "today": n.now.astimezone(tz).date()},
+        context=context,
         to=[me.email],
         event="digest",
-        index=one_index([p.tournament for p in players]),
+        index=index,
     )  # fmt: skip
+
+
+def warnings_today(
+    session: Session, players: Sequence[Player], now: datetime.datetime
+) -> list[tuple[Notice, Player]]:
+    """The warnings entered for ``players`` on the (local) day of ``now``, which their
+    digest carries (docs/contract.md, "Warnings before deadlines")."""
+    found: list[tuple[Notice, Player]] = []
+    for player in players:
+        tz = ZoneInfo(player.tournament.timezone)
+        today = clock.day_start(local_date(now, tz), tz)
+        rows = session.scalars(
+            select(Notice)
+            .where(Notice.player_id == player.id, Notice.kind == "warning")
+            .where(Notice.created_at >= today, Notice.created_at <= now)
+            .order_by(Notice.id)
+        )
+        found.extend((row, player) for row in rows)
+    return found
+
+
+def _digest_with_warnings(
+    n: Notifier,
+    me: Player,
+    context: dict[str, Any],
+    warned: Sequence[tuple[Notice, Player]],
+    index: str | None,
+) -> None:
+    """The digest, and after it each of the day's warnings under its game's tag."""
+    language = language_for(me)
+    digest = n.renderer.render("digest", language, context)
+    parts = [(digest.what, digest)]
+    for notice, player in warned:
+        assert notice.game_id is not None
+        g = n.game(notice.game_id)
+        deadline, days, due = notice.key.split("/")
+        about = warning_context(g, player, deadline, int(days), datetime.date.fromisoformat(due))
+        parts.append((f"{tag_of(g)} {g.white.name} – {g.black.name}",
+                      n.renderer.render("warning", language, about)))  # fmt: skip
+    rendered = n.renderer.combine(language, digest.what, parts)
+    n.draft(
+        Draft(
+            to=[me.email],
+            subject=f"[{index}] {digest.what}" if index else digest.what,
+            rendered=rendered,
+            language=language,
+            event="digest",
+            headers={"Auto-Submitted": "auto-generated", "X-Mailbot-Event": "digest"},
+        )
+    )
 
 
 @tells(ev.DirectorDigest)

@@ -54,7 +54,7 @@ def next_due(g: Game, now: datetime.datetime) -> datetime.datetime | None:
     """When the sweep must look at ``g`` again, as ``g`` stands after a sweep at ``now``.
 
     That is the earliest of its deadlines after ``now`` (repeat, overstep,
-    silence, a leave's end, the end of the event), or a leave's end or the
+    silence, a leave's end, the end of the event, a warning's day), or a leave's end or the
     end of the event already passed but not yet announced (the tournament
     pass announces it). None when nothing can fall due before something
     changes; any change makes the game due again (:func:`mailbot.store.changes.mark_changed_games`).
@@ -63,6 +63,7 @@ def next_due(g: Game, now: datetime.datetime) -> datetime.datetime | None:
         return None
     stop = play_stops_at(g)
     found = [due for due in _clock_deadlines(g) if now < due < stop]
+    found.extend(item.at for item in warnings(g) if item.at > now)
     for item in calendar(g):
         if item.at > now or not has_notice(g, item.player, item.kind, item.key):
             found.append(item.at)
@@ -195,6 +196,7 @@ def fall_due(work: Work, g: Game) -> list[str]:
     _repeat(due)
     _oversteps(due)
     _silence(due)
+    _warnings(due)
     return due.found
 
 
@@ -240,9 +242,7 @@ def _silence(due: _Pass) -> None:
     session, now = due.work.session, due.work.now
     g, w = due.g, due.wait
     p, silent, ply = w.profile, w.player, len(g.moves)
-    protected = any(
-        d.color == ("white" if w.color else "black") and d.ply_at == ply for d in g.delays
-    )
+    protected = _delay_noted(g, w)
     repeated = ply > 0 and has_notice(g, silent, "repeat", str(ply))
     for kind, deadline in (
         ("silence", clock.silence_due(p, w.since, w.leaves, w.tz)),
@@ -254,6 +254,75 @@ def _silence(due: _Pass) -> None:
             continue
         if due.notice(kind, str(ply), deadline):
             due.add(kind, silence(session, g, silent, deadline, now, decisive=kind == "silence"))
+
+
+@dataclasses.dataclass(frozen=True)
+class WarningDay:
+    """A warning of a deadline (docs/contract.md, "Warnings before deadlines"): ``days``
+    days before ``due``, the day the ``deadline``'s own notice falls due (``control``,
+    ``silence`` or ``end``), ``player`` is warned on the day that starts ``at``."""
+
+    deadline: str
+    days: int
+    due: datetime.date
+    at: datetime.datetime
+    player: Player
+
+    @property
+    def key(self) -> str:
+        """The warning's key in the notices ledger: ``control/10/2026-04-20``."""
+        return f"{self.deadline}/{self.days}/{self.due.isoformat()}"
+
+
+def warnings(g: Game) -> list[WarningDay]:
+    """The warnings of ``g``'s deadlines, sent or not, as the game stands.
+
+    Before each overstep and the silence notice of the player to move that
+    would fall due in play, and before the end of the event to both players.
+    """
+    if g.result is not None:
+        return []
+    w = waiting(g)
+    p, tz = w.profile, w.tz
+    found: list[tuple[str, datetime.date, tuple[int, ...], tuple[Player, ...]]] = []
+    stop = play_stops_at(g)
+    thinking, penalties, awarded = _thinking(g, w.color)
+    for at in clock.overstep_times(p, thinking, w.since, penalties, w.leaves, w.tz, awarded):
+        if at < stop:
+            found.append(("control", clock.local_date(at, tz), p.warn_control_days, (w.player,)))
+    silent = clock.silence_due(p, w.since, w.leaves, w.tz)
+    if silent is not None and silent < stop and not _delay_noted(g, w):
+        found.append(("silence", clock.local_date(silent, tz), p.warn_silence_days, (w.player,)))
+    if withdrawal_adjudication(g) is None:
+        end = (g.tournament.extended_to or g.tournament.end) + datetime.timedelta(days=1)
+        found.append(("end", end, p.warn_end_days, (g.white, g.black)))
+    return [
+        WarningDay(deadline, n, due, clock.day_start(due - datetime.timedelta(days=n), tz), who)
+        for deadline, due, before, players in found
+        for n in before
+        for who in players
+    ]
+
+
+def _delay_noted(g: Game, w: Waiting) -> bool:
+    """Whether the player to move noted a delay on this move (art. 25: no silence)."""
+    colour = "white" if w.color else "black"
+    return any(d.color == colour and d.ply_at == len(g.moves) for d in g.delays)
+
+
+def _warnings(due: _Pass) -> None:
+    """The warnings whose day is today: each once, never for a day already past,
+    not to a player who wrote ``warnings off``."""
+    work, g = due.work, due.g
+    today = clock.local_date(work.now, due.wait.tz)
+    for item in warnings(g):
+        if item.at > work.now or clock.local_date(item.at, due.wait.tz) != today:
+            continue
+        if not item.player.warnings:
+            continue
+        if record_notice(work.session, g, item.player, "warning", item.key, item.at, work.now):
+            event = ev.WarningDue(g.id, item.player.id, item.deadline, item.days, item.due)
+            due.add("warning", [event])
 
 
 def _accepted_moves(g: Game, color: chess.Color, played: int) -> list[clock.MoveTime]:

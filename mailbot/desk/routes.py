@@ -24,6 +24,7 @@ from sqlalchemy import select
 from mailbot.desk.deadlines import play_stops_at
 from mailbot.desk.handlers import answers, draw, move, orders, preferences, requests, resign, steps
 from mailbot.desk.handlers.context import Context
+from mailbot.desk.handlers.warnings import warnings_word
 from mailbot.mail.intent import Word, read_words
 from mailbot.rules import events as ev
 from mailbot.rules import referee
@@ -52,6 +53,7 @@ class Stage(enum.Enum):
 ROUTES: tuple[tuple[Word, Stage, Handler], ...] = (
     (Word.LEAVE, Stage.SENDER, requests.leave),
     (Word.DIGEST, Stage.SENDER, preferences.digest),
+    (Word.WARNINGS, Stage.SENDER, warnings_word),
     (Word.HELP, Stage.GAME, answers.help_),
     (Word.RESIGN, Stage.PLAYING, resign.resign),
     (Word.ACCEPT, Stage.PLAYING, draw.answer),

@@ -40,6 +40,7 @@ class Word(enum.Enum):
     CONFIRM = "confirm"
     REJECT = "reject"
     DIGEST = "digest"
+    WARNINGS = "warnings"
 
 
 #: The words in each language, as the ``help`` answer lists them. The first
@@ -84,6 +85,11 @@ VOCABULARY: dict[Word, dict[str, tuple[str, ...]]] = {
         "en": ("digest",),
         "bg": ("обобщение",),
         "ru": ("сводка",),
+    },
+    Word.WARNINGS: {
+        "en": ("warnings",),
+        "bg": ("предупреждения",),
+        "ru": ("предупреждения",),
     },
     Word.DELAY: {
         "en": ("delay",),
@@ -147,13 +153,15 @@ class Words:
 
     ``leave`` holds the dates of a ``leave`` command, ``leave_error`` why they
     could not be read; ``digest`` is True for ``digest on``, False for
-    ``digest off`` and None for a bare ``digest`` (which asks how it stands).
+    ``digest off`` and None for a bare ``digest`` (which asks how it stands);
+    ``warnings`` likewise for ``warnings on|off``.
     """
 
     commands: tuple[Command, ...]
     leave: tuple[datetime.date, datetime.date] | None = None
     leave_error: Phrase | None = None
     digest: bool | None = None
+    warnings: bool | None = None
 
     def has(self, word: Word) -> bool:
         """Whether the message carries ``word``.
@@ -219,7 +227,7 @@ def read_words(body: str) -> Words:
             if word is Word.LEAVE and not _LEAVE_DATES.search(rest) and rest:
                 # "leave" as an ordinary English word, not a leave request
                 continue
-            if word is Word.DIGEST and rest and _switch(rest) is None:
+            if word in _SWITCHED and rest and _switch(rest) is None:
                 continue  # "digest" as an ordinary word ("I need to digest this")
             found.append(Command(word, line, rest))
     leave: tuple[datetime.date, datetime.date] | None = None
@@ -238,11 +246,16 @@ def read_words(body: str) -> Words:
             if error is None:
                 leave = (parse_date(match.group(1)), parse_date(match.group(2)))
     digest = next((_switch(c.rest) for c in found if c.word is Word.DIGEST), None)
-    return Words(tuple(found), leave, error, digest)
+    warnings = next((_switch(c.rest) for c in found if c.word is Word.WARNINGS), None)
+    return Words(tuple(found), leave, error, digest, warnings)
+
+
+#: The words turned on or off by what follows them (:func:`_switch`).
+_SWITCHED = (Word.DIGEST, Word.WARNINGS)
 
 
 def _switch(rest: str) -> bool | None:
-    """``on`` or ``off`` after ``digest``, in any of the three languages.
+    """``on`` or ``off`` after ``digest`` or ``warnings``, in any of the three languages.
 
     >>> _switch("on"), _switch("ИЗКЛ."), _switch("this later")
     (True, False, None)

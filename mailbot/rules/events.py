@@ -65,6 +65,7 @@ __all__ = [
     "TablebaseClaimed",
     "TournamentStarted",
     "Undeliverable",
+    "WarningDue",
     "WithdrawalCalled",
 ]
 
@@ -165,6 +166,19 @@ class Repeated(Event):
     game: int
     player: int
     due: datetime.datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class WarningDue(Event):
+    """A deadline that would cost ``player`` is ``days`` days away: ``deadline`` is
+    ``control``, ``silence`` or ``end``, falling due on ``due`` (docs/contract.md,
+    "Warnings before deadlines")."""
+
+    game: int
+    player: int
+    deadline: str
+    days: int
+    due: datetime.date
 
 
 @dataclasses.dataclass(frozen=True)
@@ -363,6 +377,8 @@ class AnswerKind(enum.Enum):
     REPEATED_MESSAGE = "repeated-message"
     #: ``digest on|off`` done, or (a bare ``digest``) how it stands.
     DIGEST = "digest"
+    #: ``warnings on|off`` done, or (a bare ``warnings``) how they stand.
+    WARNINGS = "warnings"
 
 
 @dataclasses.dataclass(frozen=True)
