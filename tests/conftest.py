@@ -31,6 +31,9 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
+# every test fails that wrote a row outside mailbot/store/ (docs/architecture.md 1.1)
+from watchwrites import _only_the_store_writes  # noqa: F401 (an autouse fixture)
+
 POSTGRES_URL = os.environ.get(
     "MAILBOT_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )

@@ -217,7 +217,7 @@ def move_days(
     >>> move_days(profile("iccf-server"), datetime(2026, 3, 1, 12, tzinfo=utc),
     ...           datetime(2026, 3, 22, 17, tzinfo=utc))
     22
-    >>> july = [Leave(date(2026, 7, 7), date(2026, 7, 13))]
+    >>> july = [LeavePeriod(date(2026, 7, 7), date(2026, 7, 13))]
     >>> move_days(profile("iccf-postal"), datetime(2026, 7, 6, 10, tzinfo=utc),
     ...           datetime(2026, 7, 14, 10, tzinfo=utc), july)
     1

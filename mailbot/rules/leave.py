@@ -27,7 +27,7 @@ A move sent during a leave ends that leave in that one game from the day it
 was sent (art. 46)::
 
     >>> cancel_from(summer, date(2026, 7, 10))
-    Leave(start=datetime.date(2026, 7, 7), end=datetime.date(2026, 7, 9))
+    LeavePeriod(start=datetime.date(2026, 7, 7), end=datetime.date(2026, 7, 9))
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ def probe(board: chess.Board, folder: str | None) -> TablebaseVerdict:
     """The tables' verdict on ``board`` from the Syzygy files in ``folder``.
 
     >>> probe(chess.Board("8/8/4k3/8/8/3QK3/8/8 w - - 0 70"), None)
-    Verdict(installed=False, pieces=3, outcome=None, cursed=False, dtz=None)
+    TablebaseVerdict(installed=False, pieces=3, outcome=None, cursed=False, dtz=None)
     """
     pieces = chess.popcount(board.occupied)
     if not folder:

@@ -29,7 +29,7 @@ from mailbot.store.models import (
 )
 
 #: Columns whose changes move no deadline: the digests' bookkeeping, the mark itself.
-_QUIET = {"digest_sent_at", "digest", "due_at", "bounces", "bounced_at"}
+_QUIET = {"digest_sent_at", "digest", "warnings", "due_at", "bounces", "bounced_at"}
 
 
 @functools.cache
@@ -59,7 +59,7 @@ def mark_changed_games(session: Session, flush_context: Any, instances: Any) -> 
     about it (a move, a claim, a penalty, a delay notice, a leave cut short,
     a notice) is written, and when one of its players (a leave, a withdrawal,
     a replacement) or its tournament (an extension) changes. The sweep then
-    computes its next deadline afresh (:func:`mailbot.desk.sweep.next_due`). The
+    computes its next deadline afresh (:func:`mailbot.desk.deadlines.next_due`). The
     mail ledgers (inbound messages, the outbox) move no deadline.
 
     >>> import datetime
