@@ -81,7 +81,8 @@ def played(store_url: str, smtp_sink: SmtpSink) -> Iterator[Played]:
     """EV-1/1: 1. e4 (3 March), an impossible move (+5 days for Black, 5 March), then
     1... e5 with a conditional line (6 March) that 2. Nf3 sets off: 2... Nc6 (8 March).
     White asks for a daily digest (7 March) and takes leave in June (9 March); the
-    sweep of 10 March sends White's digest, which names both of White's games. Mail
+    sweep of 10 March sends White's digest, which names both of White's games, as the
+    leave's confirmation and the director's notice of it do. Mail
     went out on 4 and 6 March; what came after waits in the outbox. EV-1/2: 1. d4."""
     bench = Bench(store_url, START_LIST)
     unused = ImapAccount("127.0.0.1", 1, "unused", "unused")
@@ -154,6 +155,7 @@ def test_every_message_of_the_game_in_time_order(played: Played, tmp_path: Path)
     assert [instant_of(p) for p in received] == [m.internaldate for m in about_game]
 
     # sent: composed as the outbox sends them, at the instant the server took them
+    about_both: list[str] = []
     for path in messages:
         message = parsed(path)
         if "-received-" in path.name:
@@ -163,9 +165,10 @@ def test_every_message_of_the_game_in_time_order(played: Played, tmp_path: Path)
         if row.game_id is not None:
             assert message["X-Mailbot-Game"] == "EV-1/1"
             assert str(message["Subject"]).startswith("[EV-1/1] Walter White – Bella Black: ")
-        else:  # White's digest: one message about both games
-            assert message["X-Mailbot-Event"] == "digest"
+        else:  # White's digest, the leave's confirmation and the director's notice of it
+            about_both.append(str(message["X-Mailbot-Event"]))
             assert "[EV-1/1] Walter White – Bella Black" in plain(message)
+            assert "[EV-1/2] " in plain(message)
         if path.name.split("-")[1] == "sent":
             assert row.sent_at == instant_of(path)
             (got,) = [
@@ -177,6 +180,7 @@ def test_every_message_of_the_game_in_time_order(played: Played, tmp_path: Path)
             assert plain(message) == plain(got.message)
         else:
             assert row.status == "pending" and row.created_at == instant_of(path)
+    assert about_both == ["leave", "leave", "digest"]  # White's and the director's, the digest
     # nothing of the other game, but the mail that names both
     for path in messages:
         assert "[EV-1/2]" not in str(parsed(path)["Subject"])

@@ -76,18 +76,17 @@ def request_leave(
     roster.grant_leave(player, start, end, req.now, granted_by=Grantor.PLAYER,
                        inbound_id=req.inbound_id)  # fmt: skip
     granted = {"days": requested.days, "year": year, "remaining": decision.remaining(year)}
-    req.tell(ev.LeaveAnswered(anchor.id, player.id, "granted", start, end, granted))
-    told: set[int] = set()  # the opponents told, and the director (0)
-    for g in games:
-        if g.result is not None:
-            continue
+    playing = [g for g in games if g.result is None]
+    # the confirmation and the director's notice name every game the leave stops (the
+    # notifier makes them one message, a part per game); an opponent hears of it once
+    for g in playing or [anchor]:
+        req.tell(ev.LeaveAnswered(g.id, player.id, "granted", start, end, granted))
+    told: set[int] = set()  # the opponents told
+    for g in playing:
         opponent = g.black_id if player.id == g.white_id else g.white_id
-        audience = [
-            who for who, key in (("opponent", opponent), ("director", 0)) if key not in told
-        ]
-        told.update((opponent, 0))
-        if audience:
-            req.tell(ev.LeaveTaken(g.id, player.id, start, end, tuple(audience)))
+        audience = ("director",) if opponent in told else ("opponent", "director")
+        told.add(opponent)
+        req.tell(ev.LeaveTaken(g.id, player.id, start, end, audience))
     return True
 
 

@@ -149,22 +149,30 @@ def _sweep_games(
     renderer: Renderer,
     ids: Sequence[int],
 ) -> Counter[str]:
-    """Sweep the games ``ids`` in one transaction; each keeps its next deadline."""
+    """Sweep the games ``ids`` in one transaction; each keeps its next deadline.
+
+    What fell due is told once per tournament, at the end: the notices of the pass
+    to one reader about several games go as one message, a part per game (those
+    answered in their own thread, a claim's or a held order's, keep theirs). The
+    chunk's transaction holds the notices and the ledger together, as before.
+    """
     counts: Counter[str] = Counter()
     with sessions() as session, session.begin():
         games = session.scalars(
             select(Game).where(Game.id.in_(ids)).options(*GAME_STATE).order_by(Game.id)
         ).all()
+        works: dict[int, Work] = {}
         for g in games:
             if g.result is not None:
                 continue
-            work = Work(session, now)
+            work = works.setdefault(g.tournament_id, Work(session, now))
             found = deadlines.fall_due(work, g)
-            Notifier(session, sender, now, renderer=renderer).tell(*work.events)
             counts.update(found)
             session.flush()
             if not found:  # what fell due changed the game: it stays due for the next pass
                 store_due(session, g.id, deadlines.next_due(g, now))
+        for work in works.values():
+            Notifier(session, sender, now, renderer=renderer).tell(*work.events)
     return counts
 
 
