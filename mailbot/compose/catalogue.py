@@ -13,8 +13,8 @@ for that number (Russian has three forms, Bulgarian and English two)::
 
 Details named ``colour``, ``turn`` or ``*_colour`` are colours (``white``,
 ``black``), and ``verb`` a director's order (``penalty``): both are written as
-the language writes them. Adding a language is
-one folder of templates with one ``phrases.yaml``.
+the language writes them. Adding a language is one folder of templates with
+its ``phrases.yaml`` and one line of :data:`mailbot.rules.languages.LANGUAGES`.
 """
 
 from __future__ import annotations
