@@ -42,7 +42,7 @@ import chess
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from mailbot.compose import catalogue  # noqa: F401  (an OrderError's message is its English)
+from mailbot.compose import catalogue
 from mailbot.desk.deadlines import void_wait_notices
 from mailbot.desk.work import Work
 from mailbot.mail.addresses import AddressError, check_address
@@ -129,7 +129,7 @@ class OrderError(DeskError, ValueError):
 
     def __init__(self, code: str, **details: object) -> None:
         self.phrase = Phrase(f"order.error.{code}", details)
-        super().__init__(str(self.phrase))
+        super().__init__(catalogue.say("en", self.phrase))
 
 
 @dataclasses.dataclass(frozen=True)
