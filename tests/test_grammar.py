@@ -190,3 +190,30 @@ def test_a_repeat_says_its_days_as_counted_and_its_date_as_a_date(
     assert "14 дни време за размисъл (дните отпуск не се броят)" in said["bg"]
     for text in said.values():
         assert "14 days after" not in text and "через 14 дней" not in text
+
+
+#: The greetings that name nobody, where the mail knows its reader's name.
+NAMELESS = ("Dear director", "Уважаеми съдия", "Уважаемый судья", "Dear player")
+
+
+def test_every_mail_greets_its_reader_by_name(captured: list[Captured]) -> None:
+    """The director's notices (an undeliverable mail, a message set aside, a bounce,
+    a stranger's copy, repeated rejections, incomplete notation, a draw claim) open
+    with the director's name, as every other mail opens with its reader's (a stranger
+    alone is greeted without one)."""
+    renderer = Renderer()
+    problems = []
+    kinds = set()
+    for name, context in captured:
+        reader = context.get("recipient")
+        if not isinstance(reader, str) or not reader or context.get("kind") == "unknown-sender":
+            continue  # a stranger is greeted by no name: the name is the stranger's own say
+        kinds.add(context.get("kind") or name)
+        for language in CODES:
+            _, body = renderer.render_text(name, language, context)
+            opening = next(line for line in body.splitlines() if line.strip())
+            if reader not in opening or opening.startswith(NAMELESS):
+                problems.append(f"{language} {name} {context.get('kind')}: {opening!r}")
+    assert {"undeliverable", "quarantine", "bounce-director", "stranger-copy",
+            "rejections-reported", "incomplete-reported", "draw-claim"} <= kinds  # fmt: skip
+    assert not problems, "\n".join(sorted(set(problems)))

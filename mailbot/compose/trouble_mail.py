@@ -25,7 +25,9 @@ def _error_notice(
     extra: dict[str, str] | None = None,
     game_id: int | None = None,
 ) -> None:
-    """A ``notice`` about the bot's own trouble (event ``error``) to ``t``'s director."""
+    """A ``notice`` about the bot's own trouble (event ``error``) to ``t``'s director,
+    who is greeted by name."""
+    context = {"recipient": t.director_name, **context}
     rendered = n.renderer.render(template_of("notice", context), t.language, context)
     n.draft(
         Draft(
