@@ -908,7 +908,8 @@ def test_draw_offers_resignation_status_help_and_mate(store_url: str, federation
     assert subject(done) == "[BG-2026-E1/1] Ivan Ivanov – John Smith: Draw offer declined"
 
     # resignation: the game is over for both players and the director, each in their language
-    endings = {SMITH: "has ended: 1-0 (Black resigns)", PETROV: "окончена: 1-0 (чёрные сдались)"}
+    # the resigner reads of it in the second person, the opponent and the TD by colour
+    endings = {SMITH: "has ended: 1-0 (Black resigns)", PETROV: "окончена: 1-0 (вы сдались)"}
     endings[TD] = "завърши: 1-0 (черните се предават)"
     for address in (SMITH, PETROV, TD):
         [over] = mails(fed, address, "game-over", "BG-2026-E1/2")

@@ -223,3 +223,27 @@ def test_the_order_is_told_in_the_second_person_to_whom_it_is_about(
         # the opponents keep the third person
         opponent = IVAN if who == ANN else ANN
         assert SECOND[kind][language] not in since(bench, opponent, before)
+
+
+#: What the resigner reads of the ending, and what the opponent reads (White resigns).
+RESIGNED = {
+    "en": ("(you resigned)", "(White resigns)"),
+    "bg": ("(Вие се предадохте)", "(белите се предават)"),
+    "ru": ("(вы сдались)", "(белые сдались)"),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "bg", "ru"])
+def test_the_resigner_reads_of_it_in_the_second_person(bench: Bench, language: str) -> None:
+    """A reader of each language resigns as White; the opponent, in their own language,
+    reads which colour resigned."""
+    game, white = {"bg": (3, IVAN), "ru": (2, PETR), "en": (1, ANN)}[language]
+    black = {1: IVAN, 2: ANN, 3: PETR}[game]
+    before = last_id(bench)
+    send(bench, white, "resign", game, at(12))
+    yours, _ = RESIGNED[language]
+    assert yours in since(bench, white, before)
+    reader = {IVAN: "bg", ANN: "en", PETR: "ru"}[black]
+    theirs = RESIGNED[reader][1]
+    told = since(bench, black, before)
+    assert theirs in told and RESIGNED[reader][0] not in told

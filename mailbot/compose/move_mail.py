@@ -282,16 +282,18 @@ def _opponent_name(g: Game, player: Player | None) -> str:
 
 
 #: The ends an order of the director brings on one player: told to that player as "you".
-_ORDERED = frozenset({"forfeit", "withdrawal"})
+#: The endings the loser reads of in the second person ("you resigned"), not by colour.
+_YOURS = frozenset({"forfeit", "withdrawal", "resignation", "time-forfeit", "silence"})
 
 
 def _about(g: Game, end: GameEnd, player: Player) -> bool:
-    """Whether the game ended because of ``player``, by the director's order: forfeited,
-    withdrawn (the game lost or annulled); the mail to them says so in the second person."""
+    """Whether the game ended because of ``player``: resigned, lost on time or by
+    silence, forfeited or withdrawn by the director's order (the game lost or
+    annulled); the mail to them says so in the second person."""
     if end.termination.value == "annulled":
         return player.withdrawn_at is not None
     return (
-        end.termination.value in _ORDERED
+        end.termination.value in _YOURS
         and end.winner is not None
         and color_of(g, player) != end.winner
     )
