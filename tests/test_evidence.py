@@ -28,6 +28,7 @@ from mailbot.desk.sweep import sweep
 from mailbot.mail.postman import Postman
 from mailbot.publish import report
 from mailbot.publish.evidence import EvidenceFolderError, write_evidence
+from mailbot.publish.evidencewords import words_for
 from mailbot.publish.report import UnknownGameError, overview, tournament_status
 from mailbot.store.models import Claim, Game, InboundMessage, Outbox
 from mailbot.store.outbox import deliver_due
@@ -421,11 +422,23 @@ ENGLISH = (
     "from move",
     "days",
     "none",
+    "event: ",
+    "not the sender",
+    "impossible",
+    "cannot move",
+    "move-accepted",
 )
 #: Headings each language's file must carry: (index.txt, moves.txt).
 NATIVE = {
     "bg": (
-        ("Досие на спора за партия LG-1/1: Walter White – Bella Black", "главен съдия"),
+        (
+            "Досие на спора за партия LG-1/1: Walter White – Bella Black",
+            "главен съдия",
+            "обработка: отхвърлено: подателят не е на ход",
+            "отхвърлено: невъзможен ход: пешката на e7 не може да отиде на e4",
+            "събитие: ход до противника",
+            "събитие: потвърждение на хода",
+        ),
         (
             "Ходове в партия LG-1/1: Walter White (белите) – Bella Black (черните)",
             "Наказания",
@@ -438,7 +451,14 @@ NATIVE = {
         ),
     ),
     "ru": (
-        ("Досье спора по партии LG-1/1: Walter White – Bella Black", "главный судья"),
+        (
+            "Досье спора по партии LG-1/1: Walter White – Bella Black",
+            "главный судья",
+            "обработка: отклонено: ход не за отправителем",
+            "отклонено: невозможный ход: пешка на e7 не может пойти на e4",
+            "событие: ход сопернику",
+            "событие: подтверждение хода",
+        ),
         (
             "Ходы партии LG-1/1: Walter White (белые) – Bella Black (чёрные)",
             "Штрафы",
@@ -461,6 +481,7 @@ def test_the_dispute_file_speaks_the_event_language(
     bench = Bench(store_url, start)
     try:
         bench.send(WHITE, "1. e2-e4", at(3), subject="[LG-1/1]")
+        bench.send(WHITE, "2. d2-d4", at(4), subject="[LG-1/1]")
         bench.send(BLACK, "1... e7-e4", at(5), subject="[LG-1/1]")
         bench.send(BLACK, "1... e7-e5", at(6), subject="[LG-1/1]")
         with bench.sessions() as session:
@@ -478,3 +499,39 @@ def test_the_dispute_file_speaks_the_event_language(
                 continue  # a subject is the sender's words
             for english in ENGLISH:
                 assert english not in line, (name, english, line)
+
+
+def test_every_event_of_the_contract_has_its_name_in_each_language() -> None:
+    """The kinds of mail (``X-Mailbot-Event``, docs/contract.md) are named in the
+    dispute file in its language."""
+    contract = (Path(__file__).parent.parent / "docs" / "contract.md").read_text()
+    row = next(line for line in contract.splitlines() if line.startswith("| `X-Mailbot-Event`"))
+    events = set(re.findall(r"`([a-z-]+)`", row.split("|")[2]))
+    assert {"move", "warning", "bounce"} <= events
+    for language in ("bg", "ru"):
+        names = words_for(language)["mail_event"]
+        assert isinstance(names, dict)
+        assert events <= set(names), (language, events - set(names))
+
+
+def test_every_reason_the_desk_stores_is_written_in_each_language() -> None:
+    """A reason the bot keeps for a message it did not act on has a phrase in every
+    language: the dispute file writes it so (README, "Evidence for a dispute")."""
+    from mailbot.compose import catalogue
+    from mailbot.mail.automail import AutoKind
+    from mailbot.mail.trust import SenderProblem
+    from mailbot.rules.languages import CODES
+    from mailbot.rules.verdicts import Verdict
+
+    source = "\n".join(
+        p.read_text(encoding="utf-8")
+        for p in (Path(__file__).parent.parent / "mailbot").rglob("*.py")
+    )
+    codes = set(re.findall(r'"(reason\.[a-z-]+)"', source))
+    assert {"reason.not-your-move", "reason.unknown-game", "reason.failed"} <= codes
+    codes |= {f"reason.{p.code}" for p in SenderProblem}
+    codes |= {f"auto-kind.{k.value}" for k in AutoKind} | {"auto-kind.report"}
+    codes |= {f"verdict-word.{v.value}" for v in Verdict}
+    for language in CODES:
+        missing = codes - catalogue.codes(language)
+        assert not missing, (language, sorted(missing))

@@ -61,7 +61,7 @@ ALLOWED = {"Languages", "cup", "Ann", "Able", "Bob", "Bold", "Cid", "Cole", "Tom
            "LX", "INDEX", "ICCF", "FEN", "PGN", "SB", "UTC", "Dan", "Dale", "ID", "NEW", "Old",
            "ann", "bob", "cid", "dan", "Syzygy", "DTZ",
            # a protocol's name, and the command the operator types (a refused OAuth2 token)
-           "IMAP", "mailbot", "oauth", "authorize", "imap"}  # fmt: skip
+           "IMAP", "DMARC", "mailbot", "oauth", "authorize", "imap"}  # fmt: skip
 TEMPLATES = template_dir()
 
 

@@ -128,7 +128,7 @@ def test_upgrade_is_idempotent_and_reversible(db_url: str) -> None:
     assert schema_revision(db_url) is None
     upgrade(db_url)
     upgrade(db_url)
-    assert schema_revision(db_url) == "0012"
+    assert schema_revision(db_url) == "0013"
     engine = make_engine(db_url)
     try:
         with engine.begin() as connection:
@@ -163,7 +163,7 @@ def test_upgrade_from_the_first_schema_keeps_the_mail(db_url: str) -> None:
                 ],
             )
         upgrade(engine)
-        assert schema_revision(engine) == "0012"
+        assert schema_revision(engine) == "0013"
         assert schema_differences(engine) == []
         with session_factory(engine).begin() as session:
             assert len(session.scalars(select(InboundMessage)).all()) == 2
@@ -185,7 +185,7 @@ def test_upgrade_from_0002_keeps_the_tournaments_with_the_old_behaviour(db_url: 
         columns = {c["name"] for c in inspect(engine).get_columns("players")}
         assert "digest" not in columns and "gender" not in columns
         upgrade(engine)
-        assert schema_revision(engine) == "0012"
+        assert schema_revision(engine) == "0013"
         assert schema_differences(engine) == []
         with session_factory(engine)() as session:
             t = session.scalars(select(Tournament)).one()
@@ -220,7 +220,7 @@ def test_0008_drops_the_unused_clock_columns_and_keeps_the_games_moves(db_url: s
             ).all()
         assert [tuple(r) for r in rows] == [(0, 1), (0, 1)]
         upgrade(engine)
-        assert schema_revision(engine) == "0012"
+        assert schema_revision(engine) == "0013"
         assert schema_differences(engine) == []
         columns = {c["name"] for c in inspect(engine).get_columns("games")}
         assert not columns & {"white_oversteps", "black_count_start_move"}

@@ -15,6 +15,11 @@ Details named ``colour``, ``turn`` or ``*_colour`` are colours (``white``,
 ``black``), and ``verb`` a director's order (``penalty``): both are written as
 the language writes them. Adding a language is one folder of templates with
 its ``phrases.yaml`` and one line of :data:`mailbot.rules.languages.LANGUAGES`.
+
+A code under ``referee.`` is a reason of the referee, written from its own table::
+
+    >>> say("bg", Phrase("referee.no-piece", {"square": "e3"}))
+    'на e3 няма фигура'
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import yaml
 from mailbot.rules import phrase as _phrase
 from mailbot.rules.languages import CODES, plural
 from mailbot.rules.phrase import Phrase
+from mailbot.rules.verdicts import REASONS, render_text
 
 __all__ = ["Phrase", "codes", "has", "say"]
 
@@ -67,6 +73,9 @@ def has(language: str, code: str) -> bool:
     return code in _table(language)
 
 
+#: The prefix of a referee's reason (``referee.no-piece``), written by its own table.
+REFEREE = "referee."
+
 _COLOURISH = re.compile(r"(?:^|_)(?:colour|turn)$")
 
 
@@ -98,6 +107,11 @@ def say(language: str, phrase: Phrase) -> str:
     """``phrase`` in ``language`` (English where the language has no such phrase)."""
     if language not in CODES:
         language = "en"
+    if phrase.code.startswith(REFEREE):
+        # the referee's reasons are its own table (mailbot.rules.verdicts)
+        code = phrase.code.removeprefix(REFEREE)
+        text = render_text(REASONS, code, phrase.details, language)
+        return text if text is not None else phrase.code
     template = _lookup(language, phrase) or _lookup("en", phrase)
     if template is None:
         return phrase.code

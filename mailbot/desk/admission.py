@@ -20,6 +20,7 @@ from mailbot.desk.notes import short, storable
 from mailbot.mail import bounces, trust
 from mailbot.mail.letters import AutoKind
 from mailbot.rules import events as ev
+from mailbot.rules.phrase import Phrase
 from mailbot.store.kinds import OutboxStatus
 from mailbot.store.models import BOUNCES_MARKED, Outbox, Player
 from mailbot.store.outbox import bounce_of, count_bounce, mark_bounced, note_delay
@@ -42,11 +43,12 @@ def trusted(ctx: Context, authserv_id: str | None, require_dmarc: bool) -> bool:
     if letter.auto is not None:
         if letter.auto in REPORT_KINDS and delivery_report(ctx):
             return False
-        ignore(inbound, f"automatic mail: {letter.auto.value}")
+        ignore(inbound, Phrase("reason.automatic", {"kind": _kind(letter.auto.value)}))
         return False
-    problem = trust.sender_problem(letter.senders, letter.from_fields)
-    if problem is None and not letter.from_addr:
-        problem = "no sender address"
+    found = trust.sender_problem(letter.senders, letter.from_fields)
+    if found is None and not letter.from_addr:
+        found = trust.SenderProblem.NO_ADDRESS
+    problem = Phrase(f"reason.{found.code}") if found is not None else None
     if problem is None:
         problem = authentication_refusal(ctx, authserv_id, require_dmarc)
     if problem is not None:
@@ -59,6 +61,11 @@ def trusted(ctx: Context, authserv_id: str | None, require_dmarc: bool) -> bool:
         )
         return False
     return True
+
+
+def _kind(value: str) -> Phrase:
+    """The kind of machine mail (``autoreply``), as each language names it."""
+    return Phrase(f"auto-kind.{value}")
 
 
 def delivery_report(ctx: Context) -> bool:
@@ -76,21 +83,21 @@ def delivery_report(ctx: Context) -> bool:
         return False
     found = bounce_of(ctx.session, report)
     row = found.row
-    machine = f"automatic mail: {ctx.letter.auto.value if ctx.letter.auto else 'report'}"
+    kind = _kind(ctx.letter.auto.value if ctx.letter.auto else "report")
     if row is None:
-        ignore(inbound, f"{machine} (a delivery report {found.why}; nothing done)")
+        ignore(inbound, Phrase("reason.report-unmatched", {"kind": kind, "why": found.why}))
         log.warning("ignored the delivery report %s: %s", short(inbound.message_id),
                     found.why)  # fmt: skip
         return True
     permanent = [f for f in found.failures if f.permanent]
     said = "; ".join(f"{f.address}: {f.reason or '?'}" for f in permanent or found.failures)
     if row.status == OutboxStatus.BOUNCED:
-        ignore(inbound, f"{machine} (about outbox {row.id}, which bounced already)")
+        ignore(inbound, Phrase("reason.report-again", {"kind": kind, "outbox": row.id}))
         return True
     link_game(inbound, row.game_id)
     if not permanent:
         note_delay(row, storable(f"delayed: {said}"))
-        give_reason(inbound, f"delivery delayed: outbox {row.id} ({said})")
+        give_reason(inbound, Phrase("reason.report-delayed", {"outbox": row.id, "said": said}))
         return True
     mark_bounced(row, ctx.now, storable(said))
     marked = count_bounces(ctx.session, row, [f.address for f in permanent], ctx.now)
@@ -98,7 +105,7 @@ def delivery_report(ctx: Context) -> bool:
     ctx.tell(
         ev.Bounced(row.id, ", ".join(f.address for f in permanent), "; ".join(reasons), marked)
     )
-    give_reason(inbound, f"delivery report: outbox {row.id} bounced ({said})")
+    give_reason(inbound, Phrase("reason.report-bounced", {"outbox": row.id, "said": said}))
     log.warning("outbox %s bounced: %s", row.id, short(said, 300))
     return True
 
@@ -121,7 +128,7 @@ def count_bounces(
 
 def authentication_refusal(
     ctx: Context, authserv_id: str | None, require_dmarc: bool
-) -> str | None:
+) -> Phrase | None:
     """Why the sender cannot be trusted under the policy (the receiving server
     ``authserv_id`` and whether a DMARC pass is required), or None.
 
@@ -134,7 +141,7 @@ def authentication_refusal(
     verdict = trust.dmarc_verdict(letter.authentication_results, authserv_id, domain)
     ctx.authenticated = verdict is trust.Dmarc.PASS
     if verdict is trust.Dmarc.FAIL:
-        return "DMARC failed"
+        return Phrase("reason.dmarc-failed")
     if require_dmarc and verdict is not trust.Dmarc.PASS:
-        return "no DMARC pass from the receiving server"
+        return Phrase("reason.no-dmarc-pass")
     return None

@@ -302,7 +302,7 @@ class Desk:
         ctx = self._context(session, inbound, letter, now)
         self._handle(ctx)
         ctx.notifier.tell(*ctx.events)
-        mark_processed(inbound, now, storable(inbound.reason) if inbound.reason else None)
+        mark_processed(inbound, now)
         said.append(self._outcome_line(ctx))
         return Outcome.IGNORED if inbound.status == InboundStatus.IGNORED else Outcome.HANDLED
 

@@ -28,6 +28,7 @@ from mailbot.desk.handlers.warnings import warnings_word
 from mailbot.mail.intent import Word, read_words
 from mailbot.rules import events as ev
 from mailbot.rules import referee
+from mailbot.rules.phrase import Phrase
 from mailbot.store.engine import recent
 from mailbot.store.models import Game, Outbox, Tournament
 from mailbot.store.received import link_game
@@ -113,7 +114,7 @@ def in_game(ctx: Context) -> None:
     assert g is not None and mover is not None
     handler = handler_for(ctx, Stage.GAME)
     if handler is None and g.result is not None:
-        ctx.refuse("game already finished", ctx.answer(ev.AnswerKind.GAME_FINISHED))
+        ctx.refuse(Phrase("reason.finished"), ctx.answer(ev.AnswerKind.GAME_FINISHED))
         return
     handler = handler or handler_for(ctx, Stage.PLAYING)
     if handler is None and (
@@ -121,7 +122,7 @@ def in_game(ctx: Context) -> None:
     ):
         # the game waits for the arbiter (art. 52-53, a withdrawal): no more moves
         answer = ctx.answer(ev.AnswerKind.ADJUDICATION_PENDING)
-        ctx.refuse("the game waits for adjudication", answer)
+        ctx.refuse(Phrase("reason.adjudication"), answer)
         return
     if handler is None and steps.judged(ctx).verdict is referee.Verdict.NO_MOVE:
         handler = handler_for(ctx, Stage.NO_MOVE)

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from mailbot.mail.addresses import normal_address
 
-__all__ = ["Dmarc", "Resinfo", "dmarc_verdict", "read_results", "sender_problem"]
+__all__ = ["Dmarc", "Resinfo", "SenderProblem", "dmarc_verdict", "read_results", "sender_problem"]
 
 
 class Dmarc(enum.Enum):
@@ -176,7 +176,22 @@ def dmarc_verdict(headers: Sequence[str], authserv_id: str, from_domain: str) ->
 _RE_ADDRESS_LIKE = re.compile(r"[^\s<>\"'()@,;:]+@[^\s<>\"'()@,;:]+\.[^\s<>\"'()@,;:]+")
 
 
-def sender_problem(senders: Sequence[tuple[str, str]], fields: int) -> str | None:
+class SenderProblem(enum.StrEnum):
+    """Why a From names no sender (the value in English; the reason code is the name,
+    ``reason.several-from-fields`` for :attr:`SEVERAL_FROM_FIELDS`)."""
+
+    SEVERAL_FROM_FIELDS = "the message has several From fields"
+    SEVERAL_ADDRESSES = "the From field names several addresses"
+    NO_ADDRESS = "no sender address"
+    NAME_HOLDS_ADDRESS = "the sender name holds another address"
+
+    @property
+    def code(self) -> str:
+        """``several-from-fields``: the reason is the phrase ``reason.<code>``."""
+        return self.name.lower().replace("_", "-")
+
+
+def sender_problem(senders: Sequence[tuple[str, str]], fields: int) -> SenderProblem | None:
     """Why the From of a message cannot name its sender, or None.
 
     ``senders`` are the (decoded display name, address) pairs read from every
@@ -186,21 +201,21 @@ def sender_problem(senders: Sequence[tuple[str, str]], fields: int) -> str | Non
     True
     >>> sender_problem([("ivan@example.org", "ivan@example.org")], 1) is None
     True
-    >>> sender_problem([("", "td@fed.example"), ("", "eve@evil.example")], 1)
+    >>> str(sender_problem([("", "td@fed.example"), ("", "eve@evil.example")], 1))
     'the From field names several addresses'
-    >>> sender_problem([("td@fed.example", "eve@evil.example")], 1)
-    'the sender name holds another address'
+    >>> sender_problem([("td@fed.example", "eve@evil.example")], 1).code
+    'name-holds-address'
     """
     if fields > 1:
-        return "the message has several From fields"
+        return SenderProblem.SEVERAL_FROM_FIELDS
     pairs = [(n, a) for n, a in senders if a or n.strip()]
     if len(pairs) > 1:
-        return "the From field names several addresses"
+        return SenderProblem.SEVERAL_ADDRESSES
     if not pairs or not pairs[0][1]:
-        return "no sender address"
+        return SenderProblem.NO_ADDRESS
     name, address = pairs[0]
     own = normal_address(address)
     for found in _RE_ADDRESS_LIKE.findall(name):
         if normal_address(found) != own:
-            return "the sender name holds another address"
+            return SenderProblem.NAME_HOLDS_ADDRESS
     return None

@@ -72,10 +72,12 @@ import chess
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from mailbot.compose.catalogue import say
 from mailbot.mail.addresses import AddressError
 from mailbot.publish.evidencewords import HEADINGS, Wording
 from mailbot.publish.report import find_game
 from mailbot.rules.errors import PublishError
+from mailbot.rules.phrase import Phrase
 from mailbot.store.models import Claim, Game, InboundMessage, Leave, LeaveExtra, Outbox, Player
 from mailbot.store.outbox import compose
 from mailbot.store.record import control_of, local_date, profile_of, tag_of, totals
@@ -271,7 +273,7 @@ def _outbox(session: Session, g: Game) -> list[Outbox]:
 
 def _received(m: InboundMessage, w: Wording) -> _Entry:
     headers = email.parser.BytesHeaderParser(policy=email.policy.compat32).parsebytes(m.raw)
-    handled = w.code("status", m.status) + (f": {_one_line(m.reason)}" if m.reason else "")
+    handled = w.code("status", m.status) + (f": {_one_line(_reason(m, w))}" if m.reason else "")
     recipients = w("to", who=_header(headers, "To"))
     if cc := _header(headers, "Cc"):
         recipients += w("cc", who=cc)
@@ -284,6 +286,14 @@ def _received(m: InboundMessage, w: Wording) -> _Entry:
         w("received_id", id=_angled(m.message_id), handled=handled),
     )
     return _Entry((m.internaldate, 0, m.id), "received", m.internaldate, m.raw, lines)
+
+
+def _reason(m: InboundMessage, w: Wording) -> str:
+    """Why the bot did not act on ``m``, in the file's language (a row kept before
+    reasons were phrases has its English)."""
+    if m.reason_phrase:
+        return say(w.language, Phrase.from_data(m.reason_phrase))
+    return m.reason or ""
 
 
 def _sent(rows: Sequence[Outbox], sender: str, w: Wording) -> list[_Entry]:
@@ -313,7 +323,12 @@ def _sent(rows: Sequence[Outbox], sender: str, w: Wording) -> list[_Entry]:
             w("from", who=sender),
             recipients,
             w("subject", subject=_one_line(row.subject)),
-            w("sent_id", id=f"<{row.message_id}>", event=row.event, about=about),
+            w(
+                "sent_id",
+                id=f"<{row.message_id}>",
+                event=w.code("mail_event", row.event),
+                about=about,
+            ),
         ]
         if problem:
             lines.append(w("cannot", problem=problem))

@@ -78,11 +78,12 @@ _EN: Mapping[str, object] = {
     "colour": {"white": "White", "black": "Black"},
     "colour_lower": {"white": "white", "black": "black"},
     "turn": {"white": "White", "black": "Black"},
-    "day_forms": ("days", "days", "days"),
+    "day_forms": ("day", "days", "days"),
     "decider": {},
     "claim": {},
     "status": {},
     "reason": {},
+    "mail_event": {},
 }
 
 _BG: Mapping[str, object] = {
@@ -167,6 +168,24 @@ _BG: Mapping[str, object] = {
         "processed": "обработено",
         "ignored": "пренебрегнато",
         "quarantined": "под карантина",
+    },
+    "mail_event": {
+        "start": "начало на турнира",
+        "move": "ход до противника",
+        "move-accepted": "потвърждение на хода",
+        "move-rejected": "отхвърлен ход",
+        "repeat": "повторение на хода",
+        "silence": "мълчание",
+        "overstep": "просрочване",
+        "draw-offer": "предложение за реми",
+        "game-over": "край на партията",
+        "leave": "отпуск",
+        "status": "положение",
+        "digest": "сборно писмо",
+        "notice": "известие",
+        "error": "неизправност",
+        "warning": "предупреждение за срок",
+        "bounce": "недоставено писмо",
     },
     "reason": {
         "impossible": "невъзможен ход",
@@ -258,6 +277,24 @@ _RU: Mapping[str, object] = {
         "ignored": "оставлено без внимания",
         "quarantined": "в карантине",
     },
+    "mail_event": {
+        "start": "начало турнира",
+        "move": "ход сопернику",
+        "move-accepted": "подтверждение хода",
+        "move-rejected": "отклонённый ход",
+        "repeat": "повторение хода",
+        "silence": "молчание",
+        "overstep": "просрочка",
+        "draw-offer": "предложение ничьей",
+        "game-over": "конец партии",
+        "leave": "отпуск",
+        "status": "положение",
+        "digest": "сводное письмо",
+        "notice": "уведомление",
+        "error": "неполадка",
+        "warning": "предупреждение о сроке",
+        "bounce": "недоставленное письмо",
+    },
     "reason": {
         "impossible": "невозможный ход",
         "incorrect": "неверная запись",
@@ -290,8 +327,8 @@ class Wording:
     >>> w = Wording("bg")
     >>> w.days(1), w.days(5), w("from", who="a@b.example"), w.colour("white")
     ('1 ден', '5 дни', 'от a@b.example', 'Белите')
-    >>> Wording("en").days(1)
-    '1 days'
+    >>> Wording("en").days(1), Wording("en").days(2)
+    ('1 day', '2 days')
     """
 
     def __init__(self, language: str) -> None:

@@ -35,6 +35,45 @@ class Phrase:
         details = " ".join(f"{k}={v}" for k, v in self.details.items())
         return f"{self.code} {details}".strip()
 
+    def to_data(self) -> dict[str, Any]:
+        """The phrase as JSON can keep it (a phrase among its details too).
+
+        >>> Phrase("leave", {"why": Phrase("leave.no-dates"), "days": 3}).to_data()
+        {'code': 'leave', 'details': {'why': {'code': 'leave.no-dates', 'details': {}}, 'days': 3}}
+        """
+        return {"code": self.code, "details": {k: _data(v) for k, v in self.details.items()}}
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Phrase:
+        """The phrase :meth:`to_data` kept.
+
+        >>> p = Phrase("leave", {"why": Phrase("leave.no-dates"), "days": 3})
+        >>> Phrase.from_data(p.to_data()) == p
+        True
+        """
+        details = data.get("details") or {}
+        return cls(str(data["code"]), {k: _revived(v) for k, v in details.items()})
+
+
+def _data(value: Any) -> Any:
+    if isinstance(value, Phrase):
+        return value.to_data()
+    if isinstance(value, list | tuple):
+        return [_data(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _data(v) for k, v in value.items()}
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def _revived(value: Any) -> Any:
+    if isinstance(value, Mapping) and set(value) == {"code", "details"}:
+        return Phrase.from_data(value)
+    if isinstance(value, list):
+        return [_revived(v) for v in value]
+    return value
+
 
 #: Who writes a phrase in English: filled once by :mod:`mailbot.compose.catalogue`.
 ENGLISH: list[Callable[[Phrase], str]] = []

@@ -396,8 +396,11 @@ class InboundMessage(Base):
         ForeignKey("games.id", ondelete="SET NULL"), index=True
     )
     handled_at: Mapped[datetime.datetime | None]
-    #: Why the message was ignored, rejected or quarantined.
+    #: Why the message was ignored, rejected or quarantined, in English (logs, commands).
     reason: Mapped[str | None] = mapped_column(Text)
+    #: The same reason as a phrase (:meth:`mailbot.rules.phrase.Phrase.to_data`), which
+    #: the dispute file writes in the event's language; None for a reason of free text.
+    reason_phrase: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime.datetime]
 
     game: Mapped[Game | None] = relationship()

@@ -12,10 +12,14 @@ quarantined, with the reason why::
     >>> now = datetime.datetime(2026, 3, 1, tzinfo=datetime.UTC)
     >>> with session_factory(engine).begin() as session:
     ...     row = record_inbound(session, now, raw_sha256="ab", internaldate=now, raw=b"")
-    ...     reject(row, "no game")
-    ...     mark_processed(row, now, "no game")
-    ...     row.status, row.reason, row.handled_at == now
-    (<InboundStatus.REJECTED: 'rejected'>, 'no game', True)
+    ...     reject(row, Phrase("reason.no-move"))
+    ...     mark_processed(row, now)
+    ...     row.status, row.reason_phrase, row.handled_at == now
+    (<InboundStatus.REJECTED: 'rejected'>, {'code': 'reason.no-move', 'details': {}}, True)
+
+A reason is a :class:`~mailbot.rules.phrase.Phrase`: the row keeps its code and
+details (the dispute file writes it in the event's language) and its English (for
+the logs and the command line).
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from typing import Any
 from sqlalchemy import false, update
 from sqlalchemy.orm import Session
 
+from mailbot.mail.storable import storable
+from mailbot.rules.phrase import Phrase
 from mailbot.store.kinds import InboundStatus
 from mailbot.store.models import InboundMessage
 
@@ -85,26 +91,57 @@ def release_quarantined(session: Session, row_id: int) -> bool:
     changed = session.connection().execute(
         update(InboundMessage)
         .where(InboundMessage.id == row_id, InboundMessage.status == InboundStatus.QUARANTINED)
-        .values(status=InboundStatus.NEW, attempts=0, reason=None, last_error=None, handled_at=None)
+        .values(
+            status=InboundStatus.NEW,
+            attempts=0,
+            reason=None,
+            reason_phrase=None,
+            last_error=None,
+            handled_at=None,
+        )
     )
     return bool(changed.rowcount == 1)
 
 
+#: The longest reason a row keeps (a delivery report may quote a long answer).
+REASON_SIZE = 2000
+
+
+def _say(row: InboundMessage, reason: Phrase) -> None:
+    """Keep ``reason`` on ``row``: its English, and its phrase."""
+    row.reason = storable(str(reason), REASON_SIZE)
+    row.reason_phrase = _storable(reason.to_data())
+
+
+def _storable(value: Any) -> Any:
+    """``value`` (a phrase's data) with every text as the database can keep it (a
+    delivery report quotes a server's words, which may hold anything)."""
+    if isinstance(value, str):
+        return storable(value, REASON_SIZE)
+    if isinstance(value, dict):
+        return {k: _storable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_storable(v) for v in value]
+    return value
+
+
 def reject(
-    row: InboundMessage, reason: str, status: InboundStatus = InboundStatus.REJECTED
+    row: InboundMessage, reason: Phrase, status: InboundStatus = InboundStatus.REJECTED
 ) -> None:
     """The bot does not act on the message (rejected, or ``status``), for ``reason``."""
-    row.status, row.reason = status, reason
+    row.status = status
+    _say(row, reason)
 
 
-def ignore(row: InboundMessage, reason: str) -> None:
+def ignore(row: InboundMessage, reason: Phrase) -> None:
     """The message is ignored (machine mail, an untrusted From), for ``reason``."""
-    row.status, row.reason = InboundStatus.IGNORED, reason
+    row.status = InboundStatus.IGNORED
+    _say(row, reason)
 
 
-def give_reason(row: InboundMessage, reason: str) -> None:
+def give_reason(row: InboundMessage, reason: Phrase) -> None:
     """Say what became of the message, its status unchanged."""
-    row.reason = reason
+    _say(row, reason)
 
 
 def link_game(row: InboundMessage, game_id: int | None) -> None:
@@ -112,13 +149,12 @@ def link_game(row: InboundMessage, game_id: int | None) -> None:
     row.game_id = game_id
 
 
-def mark_processed(row: InboundMessage, now: datetime.datetime, reason: str | None) -> None:
-    """The message is handled: processed unless refused or ignored, at ``now``, for
-    ``reason`` (as it may be stored)."""
+def mark_processed(row: InboundMessage, now: datetime.datetime) -> None:
+    """The message is handled: processed unless refused or ignored, at ``now`` (its
+    reason, if any, given already)."""
     if row.status == InboundStatus.NEW:
         row.status = InboundStatus.PROCESSED
     row.handled_at = now
-    row.reason = reason
 
 
 def count_failure(row: InboundMessage, error: str) -> int:
@@ -131,5 +167,5 @@ def count_failure(row: InboundMessage, error: str) -> int:
 def quarantine_failed(row: InboundMessage, now: datetime.datetime) -> None:
     """The message failed too often: quarantined at ``now``, the count as the reason."""
     row.status = InboundStatus.QUARANTINED
-    row.reason = f"failed {row.attempts} times"
+    _say(row, Phrase("reason.failed", {"attempts": row.attempts}))
     row.handled_at = now

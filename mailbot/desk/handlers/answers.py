@@ -14,6 +14,7 @@ from mailbot.compose.notifier import one_index
 from mailbot.desk.handlers.context import Context
 from mailbot.mail.intent import Word
 from mailbot.rules import events as ev
+from mailbot.rules.phrase import Phrase
 from mailbot.store.models import Game, Player
 from mailbot.store.received import reject
 from mailbot.store.record import language_for
@@ -74,7 +75,7 @@ def unreadable(ctx: Context) -> None:
         "index": one_index([p.tournament for p in ctx.players] or list(ctx.directed)),
     }
     answer = ev.Answer(ev.AnswerKind.UNREADABLE, player=_id(me), details=details)
-    ctx.refuse("the message could not be read", *_if_answering(ctx, answer))
+    ctx.refuse(Phrase("reason.unreadable"), *_if_answering(ctx, answer))
 
 
 def _if_answering(ctx: Context, *answers: ev.Event) -> tuple[ev.Event, ...]:
@@ -92,7 +93,7 @@ def without_game(ctx: Context, tag: str | None) -> None:
         unknown = ev.Answer(
             ev.AnswerKind.UNKNOWN_SENDER, details={"sender": ctx.sender, "language": "en"}
         )
-        ctx.refuse("unknown sender", *_if_answering(ctx, unknown))
+        ctx.refuse(Phrase("reason.unknown-sender"), *_if_answering(ctx, unknown))
         return
     if not ctx.may_answer():
         return
@@ -113,7 +114,7 @@ def without_game(ctx: Context, tag: str | None) -> None:
             "index": one_index([p.tournament for p in ctx.players]),
         },
     )
-    ctx.refuse("unknown game" if tag else "game not identified", answer)
+    ctx.refuse(Phrase("reason.unknown-game" if tag else "reason.no-game"), answer)
 
 
 def stranger(ctx: Context, g: Game) -> None:
@@ -126,9 +127,9 @@ def stranger(ctx: Context, g: Game) -> None:
                                details={"games": [(g.id, None)], "recipient": t.director_name,
                                         "language": t.language}))  # fmt: skip
         else:
-            ctx.refuse("sender is not a player of the game")
+            ctx.refuse(Phrase("reason.not-a-player"))
         return
-    reject(ctx.inbound, "sender is not a player of the game")
+    reject(ctx.inbound, Phrase("reason.not-a-player"))
     if not ctx.may_answer():
         return  # a sender over the cap floods neither itself nor the director
     me = ctx.players[0] if ctx.players else None
@@ -162,5 +163,5 @@ def secret_missing(ctx: Context, player: Player) -> bool:
         return False
     log.warning("refused a message from %s: the player's secret is missing", player.email)
     answer = ev.Answer(ev.AnswerKind.SECRET_MISSING, player=player.id)
-    ctx.refuse("the player's secret is missing", answer)
+    ctx.refuse(Phrase("reason.secret-missing"), answer)
     return True

@@ -24,6 +24,7 @@ from mailbot.mail.letters import Letter
 from mailbot.rules import events as ev
 from mailbot.rules import referee
 from mailbot.rules.notation import read_moves
+from mailbot.rules.phrase import Phrase
 from mailbot.store import received
 from mailbot.store.engine import recent
 from mailbot.store.kinds import InboundStatus
@@ -80,7 +81,7 @@ class Context(Work):
         return self.letter.from_addr
 
     def refuse(
-        self, reason: str, *events: ev.Event, status: InboundStatus = InboundStatus.REJECTED
+        self, reason: Phrase, *events: ev.Event, status: InboundStatus = InboundStatus.REJECTED
     ) -> None:
         """The bot does not act on the message: say why, and tell the sender (if anything)."""
         received.reject(self.inbound, reason, status)
@@ -130,7 +131,7 @@ class Context(Work):
         )
         if (earlier or 0) < ECHOES_ANSWERED:
             return False
-        received.give_reason(row, "the same text came three times in a day (a mail loop?)")
+        received.give_reason(row, Phrase("reason.echo"))
         log.warning("not answering %s: %s", self.sender, row.reason)
         return True
 
@@ -149,7 +150,7 @@ class Context(Work):
         memo.counts[(address, day)] = row
         cap = self.limits.replies_per_sender_per_day if self.known else STRANGER_ANSWERS_PER_DAY
         if row.count >= cap:
-            received.give_reason(self.inbound, "reply cap reached for the day")
+            received.give_reason(self.inbound, Phrase("reason.reply-cap"))
             log.warning("not answering %s: daily reply cap (%d) reached", address, cap)
             return False
         count_reply(row, self.now)

@@ -11,6 +11,7 @@ from mailbot.desk.handlers.context import Context
 from mailbot.mail.intent import Word, said
 from mailbot.rules import events as ev
 from mailbot.rules import game
+from mailbot.rules.phrase import Phrase
 from mailbot.store.endings import end_game
 from mailbot.store.playing import clear_draw_offer, offer_draw
 from mailbot.store.record import color_name, color_of
@@ -52,7 +53,7 @@ def answer(ctx: Context) -> None:
         else None
     )
     if standing is None or standing.by == color or not game.offer_stands(standing, len(g.moves)):
-        ctx.refuse("no draw offer stands", ctx.answer(ev.AnswerKind.NO_DRAW_OFFER))
+        ctx.refuse(Phrase("reason.no-draw-offer"), ctx.answer(ev.AnswerKind.NO_DRAW_OFFER))
         return
     if ctx.words.has(Word.ACCEPT):
         end = game.accept_draw(standing, color, len(g.moves))

@@ -23,6 +23,7 @@ from mailbot.desk.handlers.context import Context
 from mailbot.rules import events as ev
 from mailbot.rules import referee
 from mailbot.rules.notation import write_move
+from mailbot.rules.phrase import Phrase
 from mailbot.store.models import InboundMessage, Player
 from mailbot.store.record import board_of, color_of, local_date, move_line, notation_for
 
@@ -41,17 +42,17 @@ def move(ctx: Context) -> None:
         answer = ctx.answer(
             ev.AnswerKind.REPEATED_MESSAGE, date=local_date(earlier.internaldate, tz)
         )
-        ctx.refuse(f"repeats message {earlier.id}; nothing done", answer)
+        ctx.refuse(Phrase("reason.repeats", {"message": earlier.id}), answer)
     elif board.turn != color:
         last = len(g.moves)
         tz = ZoneInfo(g.tournament.timezone)
         line = move_line(g, last, notation_for(mover), tz) if last else None
         opponent = g.black if color == chess.WHITE else g.white
         answer = ctx.answer(ev.AnswerKind.NOT_YOUR_MOVE, line=line, opponent=opponent.name)
-        ctx.refuse("not the sender's move", answer)
+        ctx.refuse(Phrase("reason.not-your-move"), answer)
     elif not has_move:
         example = _example(board, mover)
-        ctx.refuse("no move found", ctx.answer(ev.AnswerKind.NO_MOVE, example=example))
+        ctx.refuse(Phrase("reason.no-move"), ctx.answer(ev.AnswerKind.NO_MOVE, example=example))
     elif judgement.penalised:
         steps.reject(ctx, judgement)
     else:

@@ -97,14 +97,12 @@ def _answer_hold(ctx: Context, held: Sequence[HeldOrder], lines: Sequence[str]) 
         for order in held:
             decide_held(order, HeldStatus.CANCELLED, ctx.now)
         orders = tuple(o for h in held for o in h.orders)
-        give_reason(ctx.inbound, "held orders cancelled by the director")
+        give_reason(ctx.inbound, Phrase("reason.orders-cancelled"))
         received = ctx.inbound.internaldate
         ctx.tell(ev.OrdersCancelled(tournaments, orders, ctx.sender, received))
         return
     if "confirm" not in verdicts:
-        give_reason(
-            ctx.inbound, "an answer to the confirmation request with neither confirm nor reject"
-        )
+        give_reason(ctx.inbound, Phrase("reason.orders-unanswered"))
         return
     confirmed: list[str] = []
     lapsed: list[str] = []
@@ -161,7 +159,7 @@ def hold(
         ctx.now,
         ctx.now + datetime.timedelta(days=HOLD_DAYS),
     )
-    give_reason(ctx.inbound, "orders held until the director confirms them")
+    give_reason(ctx.inbound, Phrase("reason.orders-held"))
     log.warning(
         "orders in the name of %s held for confirmation%s: %s",
         ctx.sender,
@@ -321,5 +319,5 @@ def refuse_others(ctx: Context) -> bool:
         player=me.id if me is not None else None,
         details={"verbs": verbs, "recipient": me.name if me is not None else ctx.sender},
     )
-    ctx.refuse("an order only the director may give", answer)
+    ctx.refuse(Phrase("reason.not-director"), answer)
     return True

@@ -80,8 +80,8 @@ def leave(ctx: Context) -> None:
         today = ctx.inbound.internaldate.date()
         problem = words.leave_error or Phrase("leave.no-dates")
         requests.refuse_leave(req, games[0], today, today, problem)
-        ctx.refuse(f"leave: {problem}")
+        ctx.refuse(Phrase("reason.leave", {"problem": problem}))
         return
     start, end = words.leave
     if not requests.request_leave(req, start, end, games):
-        ctx.refuse("leave refused")
+        ctx.refuse(Phrase("reason.leave-refused"))

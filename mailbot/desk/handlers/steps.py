@@ -23,6 +23,7 @@ from mailbot.mail.intent import Word, said
 from mailbot.mail.letters import Letter
 from mailbot.rules import events as ev
 from mailbot.rules import game, referee
+from mailbot.rules.phrase import Phrase
 from mailbot.rules.play import Ply, walk
 from mailbot.store.endings import end_game
 from mailbot.store.kinds import PenaltyDecider
@@ -96,6 +97,23 @@ def judged(ctx: Context) -> referee.Judgement:
     return ctx.judgement
 
 
+def reason_of(judgement: referee.Judgement) -> Phrase:
+    """Why a move is refused, as the dispute file writes it in each language.
+
+    >>> import chess
+    >>> from mailbot.rules.notation import Notation
+    >>> str(reason_of(referee.judge("1.e3-e4", chess.Board(), Notation.EN)))
+    'impossible: there is no piece on e3'
+    """
+    return Phrase(
+        "reason.verdict",
+        {
+            "verdict": Phrase(f"verdict-word.{judgement.verdict.value}"),
+            "why": Phrase(f"referee.{judgement.reason_code}", dict(judgement.details)),
+        },
+    )
+
+
 def reject(ctx: Context, judgement: referee.Judgement) -> None:
     """Art. 17-19: an impossible, incorrect or unclear move costs 5 days."""
     g, mover = ctx.game, ctx.mover
@@ -108,9 +126,7 @@ def reject(ctx: Context, judgement: referee.Judgement) -> None:
     if penalty:
         impose_penalty(g, color_name(color), penalty, verdict, ctx.now,
                        decided_by=PenaltyDecider.REFEREE, inbound_id=ctx.inbound.id)  # fmt: skip
-    ctx.refuse(
-        f"{verdict}: {judgement.reason}", ev.MoveRejected(g.id, mover.id, judgement, penalty)
-    )
+    ctx.refuse(reason_of(judgement), ev.MoveRejected(g.id, mover.id, judgement, penalty))
     # art. 17: a systematic violation may lose the game; the director hears of it
     rejected = [
         x for x in g.penalties if x.color == color_name(color) and x.decided_by == "referee"
