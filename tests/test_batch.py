@@ -71,10 +71,11 @@ _KEY = re.compile(r"\+o-[a-z2-7]{26}@")
 
 def _what_happened(bench: Bench) -> dict[str, object]:
     """The games, the messages' records and the answers, with each Message-ID of the
-    bot's own replaced by the place of its answer in the outbox, and each order key
-    (random) by ``KEY``."""
-    rows = bench.outbox()
-    place = {row.message_id: f"answer {i}" for i, row in enumerate(rows)}
+    bot's own replaced by what its answer is, and each order key (random) by ``KEY``.
+    The answers are in a fixed order: a batch queues the notices to readers who wrote
+    none of its messages at its end, where they can go as one."""
+    rows = sorted(bench.outbox(), key=lambda r: (r.event, r.to_addrs, r.subject))
+    place = {row.message_id: f"answer {row.event} {row.to_addrs} {row.subject}" for row in rows}
 
     def names(value: str) -> str:
         value = _KEY.sub("+o-KEY@", value)

@@ -1,6 +1,7 @@
-"""One mail per reader per pass: what a sweep (or a poll) tells one reader about
-several games goes as one message with a part per game, in the reader's language;
-move mails, claims and held orders keep a message per game.
+"""One mail per reader per pass: what a sweep, or the messages of one poll, tell one
+reader about several games goes as one message with a part per game, in the
+reader's language; move mails, claims, held orders and answers to the reader's
+own message keep a message per game.
 """
 
 from __future__ import annotations
@@ -133,3 +134,43 @@ def test_a_leave_over_two_games_is_confirmed_once_naming_both(bench: Bench) -> N
         (told,) = bench.outbox(opponent, "leave")
         assert told.headers["X-Mailbot-Game"] == tag
     assert bench.outbox(CY, "leave") == []
+
+
+STRANGERS = ("eve@example.net", "mallory@example.net", "trent@example.net")
+
+
+def strangers_write(b: Bench, together: bool) -> None:
+    """Three strangers write about the three games: in one poll (one batch of
+    messages), or each in a poll of its own."""
+    raws = [
+        b.message(who, f"1. e2-e4 ({n})", subject=f"[OM-1/{n}] move")
+        for n, who in enumerate(STRANGERS, 1)
+    ]
+    fetched = [Fetched("INBOX", 1, uid, raw, at(2)) for uid, raw in enumerate(raws, 1)]
+    if together:
+        b.desk.receive_all(fetched, at(2, 10))
+    else:
+        for f in fetched:
+            b.desk.receive(f, at(2, 10))
+
+
+def test_the_notices_of_one_poll_reach_the_director_as_one_mail(bench: Bench) -> None:
+    language = bench.language  # type: ignore[attr-defined]
+    strangers_write(bench, together=True)
+    (copy,) = bench.outbox(TD, "notice")
+    assert copy.to_addrs == [TD]
+    assert tags(copy) == ["OM-1/1", "OM-1/2", "OM-1/3"]
+    assert copy.subject.startswith("[OM-1] ") and THREE[language] in copy.subject
+    assert copy.text_body.startswith(GREETING[language])
+    assert copy.text_body.count("Tom Director,") == 1
+    for who in STRANGERS:
+        assert who in copy.text_body
+    # each stranger still has an answer of their own
+    for who in STRANGERS:
+        assert len(bench.outbox(who, "notice")) == 1
+
+
+def test_the_notices_of_separate_polls_stay_separate(bench: Bench) -> None:
+    strangers_write(bench, together=False)
+    copies = bench.outbox(TD, "notice")
+    assert [r.headers.get("X-Mailbot-Game") for r in copies] == ["OM-1/1", "OM-1/2", "OM-1/3"]

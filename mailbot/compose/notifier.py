@@ -38,7 +38,14 @@ from mailbot.store.orderbook import issue_order_key
 from mailbot.store.outbox import queue, recipients_tournaments
 from mailbot.store.queries import is_director
 
-__all__ = ["Notifier", "Origin", "one_index", "tell_director_undeliverable"]
+__all__ = [
+    "GATHERED",
+    "Gathering",
+    "Notifier",
+    "Origin",
+    "one_index",
+    "tell_director_undeliverable",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,32 +93,57 @@ class Notifier:
         self.renderer = renderer or Renderer()
         #: The rows queued by this notifier, in order.
         self.queued: list[Outbox] = []
+        #: Where the notices of a poll's messages wait to go as one (None: they go now).
+        self.gathering: Gathering | None = None
 
     def tell(self, *events: ev.Event) -> None:
         """Queue the mail the events mean.
 
         What the events of one call say to one recipient about several games (a
         leave over eight games, a withdrawal, the end of the event) goes as one
-        message with a part per game, not a message per game.
+        message with a part per game, not a message per game. With a
+        :attr:`gathering`, the notices to a reader other than the sender wait for
+        the other messages of the poll (:class:`Gathering`).
         """
         self._drafts = []
         for event in events:
             TELLERS[type(event)](self, event)
         drafts, self._drafts = self._drafts, []
-        groups: dict[tuple[object, ...], list[Draft]] = {}
-        for d in drafts:
+        gathering = self.gathering
+        if gathering is not None:
+            kept = [d for d in drafts if self._gathered(d)]
+            for d in kept:
+                gathering.keep(d, self._inbound())
+            drafts = [d for d in drafts if not any(d is k for k in kept)]
+        self._send([(d, self._inbound()) for d in drafts])
+
+    def _gathered(self, d: Draft) -> bool:
+        """Whether ``d`` waits for the other messages of the poll: a notice about one
+        game to a reader who did not write the message being handled."""
+        origin = self.origin
+        return (
+            d.batchable and d.event in GATHERED and (origin is None or origin.address not in d.to)
+        )
+
+    def _send(self, drafts: Sequence[tuple[Draft, int | None]]) -> None:
+        """Queue ``drafts`` (each with the message it answers): those to one reader about
+        several games as one message."""
+        groups: dict[tuple[object, ...], list[tuple[Draft, int | None]]] = {}
+        for d, inbound in drafts:
             key: tuple[object, ...] = (
                 (tuple(d.to), tuple(d.cc), d.event, d.language) if d.batchable else (id(d),)
             )
-            groups.setdefault(key, []).append(d)
+            groups.setdefault(key, []).append((d, inbound))
         for group in groups.values():
-            if len({id(d.game) for d in group}) > 1:
-                self._queue(self._batch(group))
+            if len({id(d.game) for d, _ in group}) > 1:
+                inbounds = {inbound for _, inbound in group}
+                one = inbounds.pop() if len(inbounds) == 1 else None
+                self._queue(self._batch([d for d, _ in group]), one)
             else:
-                for d in group:
-                    self._queue(d)
+                for d, inbound in group:
+                    self._queue(d, inbound)
 
-    def _queue(self, d: Draft) -> None:
+    def _queue(self, d: Draft, inbound: int | None) -> None:
         row = queue(
             self.session,
             sender=self.sender,
@@ -124,7 +156,7 @@ class Notifier:
             now=self.now,
             headers=d.headers,
             game_id=d.game.id if d.game is not None else None,
-            inbound_id=self._inbound(),
+            inbound_id=inbound,
         )
         if self._to_director_alone(row):
             self._key(row)
@@ -214,6 +246,35 @@ class Notifier:
     def draft(self, d: Draft) -> None:
         """Keep ``d`` to be queued at the end of :meth:`tell`."""
         self._drafts.append(d)
+
+
+#: The kinds of mail the messages of one poll send a reader as one: notices, bounces.
+#: Move mails, game endings, claims and held orders keep a message per game.
+GATHERED = frozenset({"notice", "bounce"})
+
+
+class Gathering:
+    """The notices the messages of one poll (a batch, one transaction) send to readers
+    who did not write them: a director told of three strangers' mail, of two bounces
+    and of incomplete notation gets one message with a part per game.
+
+    Each message's notifier keeps its notices here (:attr:`Notifier.gathering`);
+    :meth:`send` queues them once the batch is handled, in the same transaction.
+    """
+
+    def __init__(self, notifier: Notifier) -> None:
+        self.notifier = notifier
+        self.drafts: list[tuple[Draft, int | None]] = []
+
+    def keep(self, d: Draft, inbound: int | None) -> None:
+        self.drafts.append((d, inbound))
+
+    def send(self) -> list[Outbox]:
+        """Queue what was kept: to one reader about several games, one message."""
+        drafts, self.drafts = self.drafts, []
+        before = len(self.notifier.queued)
+        self.notifier._send(drafts)
+        return self.notifier.queued[before:]
 
 
 def tell_director_undeliverable(

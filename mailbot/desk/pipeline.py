@@ -41,7 +41,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.compose.notices import Renderer
-from mailbot.compose.notifier import Notifier, Origin
+from mailbot.compose.notifier import Gathering, Notifier, Origin
 from mailbot.desk import admission, director, duplicates, routes
 from mailbot.desk.claims import CLAIM, BatchTaken, claim, hold_write_lock, single_writer
 from mailbot.desk.failures import tell_directors_of_quarantine
@@ -216,10 +216,15 @@ class Desk:
         prefetch_games(session, (r[0].game_tag for r in read if r[0].game_tag))
         day = now.astimezone(ZoneInfo(self.policy.timezone)).date()
         prefetch_senders(session, (r[0].from_addr for r in read if r[0].from_addr), day)
+        # the notices of the batch's messages to a reader who wrote none of them go as one
+        gathering = Gathering(Notifier(session, self.policy.sender, now, renderer=self.renderer))
         for fetched, (letter, sha, mark), row in zip(batch, read, rows, strict=True):
             if outcomes and stopping():
                 break
-            outcomes.append(self._take(session, fetched, letter, sha, mark, now, said, row))
+            outcomes.append(
+                self._take(session, fetched, letter, sha, mark, now, said, row, gathering)
+            )
+        gathering.send()
         taken = {row.id for row in rows[: len(outcomes)]} & unhandled
         for row in rows[len(outcomes) :]:
             # recorded for a message this pass leaves in the mailbox: the next
@@ -281,12 +286,14 @@ class Desk:
         now: datetime.datetime,
         said: list[str],
         recorded: InboundMessage | None = None,
+        gathering: Gathering | None = None,
     ) -> Outcome:
         """Record and handle one message in ``session``'s transaction (the caller commits,
         then logs ``said``); ``recorded``, its row when the caller found or recorded it.
 
         A message handled before is a duplicate; a copy of poison (or of one
-        whose filing was cut short) joins it in quarantine.
+        whose filing was cut short) joins it in quarantine. With a ``gathering``,
+        the notices to readers other than the sender wait for the rest of the batch.
         """
         inbound = recorded or duplicates.find(session, sha, mark)
         if inbound is not None and inbound.status == InboundStatus.QUARANTINED:
@@ -300,6 +307,7 @@ class Desk:
             log.info("message %s: already handled", short(letter.message_id))
             return Outcome.DUPLICATE
         ctx = self._context(session, inbound, letter, now)
+        ctx.notifier.gathering = gathering
         self._handle(ctx)
         ctx.notifier.tell(*ctx.events)
         mark_processed(inbound, now)
