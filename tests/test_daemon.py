@@ -26,7 +26,9 @@ players:
   - {id: white, name: Walter White, email: white@example.org}
   - {id: black, name: Bella Black, email: black@example.org}
 games: [{white: white, black: black}]
-"""
+""".replace("2026-12-31", f"{datetime.date.today().year + 1}-12-31")
+# the daemon runs on the real date: the event ends more than a month after it, so no
+# warning before the end of the event (30 days) comes between a move and its answer
 WHITE, BLACK, TD = "white@example.org", "black@example.org", "td@federation.example"
 
 

@@ -242,7 +242,9 @@ def test_backed_up_while_running_restored_onto_postgresql_and_back_the_game_goes
         done = mailbot("-c", str(fed.config_path), "backup", str(during))
         assert done.returncode == 0, done.stderr
         assert "rows" in done.stdout
-        assert wait_until(lambda: len(fed.received(WHITE)) >= 2, 30)
+        assert wait_until(
+            lambda: any(m.message["X-Mailbot-Event"] == "move" for m in fed.received(WHITE)), 30
+        )
     finally:
         code, stderr = stop(proc)
         fed.close()
