@@ -446,6 +446,23 @@ def test_a_megabyte_of_unclosed_html_is_read_in_linear_time(bench: Bench, bomb: 
     assert bench.plies(1) == ["e2e4"]
 
 
+def test_a_megabyte_of_moves_is_read_from_its_first_twenty_thousand_characters(
+    bench: Bench,
+) -> None:
+    """The words and the text forwarded beside a move are read from the same first
+    20,000 characters as the move: 1 MB of ``e2-e4`` on one line took the text for
+    the opponent alone 49 s, cutting one move out of the line at a time."""
+    body = "e2-e4 " * 174_000
+    message = raw(f"From: {WHITE}", f"Subject: {GAME}", body=body)
+    started = time.perf_counter()
+    assert bench.receive(message, at(2)) is Outcome.HANDLED
+    # a bound on the complexity class, ten times what it takes: not a benchmark
+    assert time.perf_counter() - started < 10
+    assert bench.plies(1) == ["e2e4"]
+    # nothing but moves was written, so nothing is forwarded beside the move
+    assert bench.outbox(to=BLACK)[-1].text_body.count("e2-e4") < 5
+
+
 def test_strangers_poison_tells_the_director_once_a_day(
     bench: Bench, monkeypatch: pytest.MonkeyPatch
 ) -> None:

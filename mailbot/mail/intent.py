@@ -18,6 +18,7 @@ import datetime
 import enum
 import re
 
+from mailbot.mail.storable import MAX_READ
 from mailbot.rules.errors import MailError
 from mailbot.rules.leave import parse_date
 from mailbot.rules.notation import read_moves
@@ -207,7 +208,7 @@ def read_words(body: str) -> Words:
     True
     """
     found: list[Command] = []
-    for raw_line in body.splitlines():
+    for raw_line in body[:MAX_READ].splitlines():
         line = raw_line.strip()
         if not line:
             continue
@@ -290,13 +291,17 @@ def said(body: str) -> str:
     ''
     """
     kept: list[str] = []
-    for line in body.splitlines():
-        if read_words(line).commands:
+    for whole in body[:MAX_READ].splitlines():
+        if read_words(whole).commands:
             continue
-        for reading in sorted(read_moves(line), key=lambda r: r.span[0], reverse=True):
+        pieces: list[str] = []
+        done = 0
+        for reading in sorted(read_moves(whole), key=lambda r: r.span[0]):
             start, end = reading.span
-            line = line[:start] + " " + line[end:]
-        line = _RE_NUMBER.sub(" ", line).strip()
+            pieces.append(whole[done:start])
+            done = max(done, end)
+        pieces.append(whole[done:])
+        line = _RE_NUMBER.sub(" ", " ".join(pieces)).strip()
         if line or (kept and kept[-1]):
             kept.append(line if sum(c.isalpha() for c in line) >= 2 else "")
     text = "\n".join(kept).strip()

@@ -13,6 +13,7 @@ __all__ = [
     "MAX_HEADER",
     "MAX_MESSAGE_ID",
     "MAX_QUOTE",
+    "MAX_READ",
     "MAX_REFERENCES",
     "MAX_SUBJECT",
     "MAX_TEXT",
@@ -30,6 +31,10 @@ MAX_MESSAGE_ID = 998
 MAX_REFERENCES = 20
 #: Quotes nested deeper than this are marked as this deep.
 MAX_QUOTE = 20
+#: Moves and command words are read from the first this-many characters of a
+#: message's new text (a whole game copied in long notation with comments is
+#: a few kilobytes), so reading a message is bounded whatever its size.
+MAX_READ = 20_000
 
 
 def storable(value: str, limit: int) -> str:

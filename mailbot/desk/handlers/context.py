@@ -21,6 +21,7 @@ from mailbot.compose.notifier import Notifier
 from mailbot.desk.work import Work
 from mailbot.mail.intent import Words, read_words
 from mailbot.mail.letters import Letter
+from mailbot.mail.storable import MAX_READ
 from mailbot.rules import events as ev
 from mailbot.rules import referee
 from mailbot.rules.notation import read_moves
@@ -117,7 +118,7 @@ class Context(Work):
         body = self.letter.body
         if row.text_sha256 is None or not body.strip():
             return False
-        if read_moves(body) or read_words(body).commands:
+        if read_moves(body[:MAX_READ]) or read_words(body).commands:
             return False  # a player may well ask for the status three times
         since = self.now - datetime.timedelta(days=1)
         earlier = self.session.scalar(

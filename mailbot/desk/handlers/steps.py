@@ -21,6 +21,7 @@ from mailbot.desk.deadlines import overstep_on_move
 from mailbot.desk.handlers.context import Context
 from mailbot.mail.intent import Word, said
 from mailbot.mail.letters import Letter
+from mailbot.mail.storable import MAX_READ
 from mailbot.rules import events as ev
 from mailbot.rules import game, referee
 from mailbot.rules.phrase import Phrase
@@ -49,9 +50,6 @@ from mailbot.store.record import (
     profile_of,
 )
 
-#: Moves are read from the first this-many characters of a message's new text.
-MOVE_TEXT = 20_000
-
 
 def judge(ctx: Context, g: Game, mover: Player, board: chess.Board) -> referee.Judgement:
     """The referee's verdict on the message's move (the body, else the subject)."""
@@ -63,7 +61,7 @@ def judge(ctx: Context, g: Game, mover: Player, board: chess.Board) -> referee.J
             text, board, notation_for(mover), conditional_allowed=allowed, numeric_decides=numeric
         )
 
-    judgement = judged(ctx.letter.body[:MOVE_TEXT])
+    judgement = judged(ctx.letter.body[:MAX_READ])
     written = subject_move(ctx.letter, g)
     if judgement.verdict is referee.Verdict.NO_MOVE and written:
         # a move written only in the subject ("Re: [X/3] 12. Кg1-f3"), the body empty
