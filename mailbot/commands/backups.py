@@ -46,7 +46,9 @@ def backup(ctx: CommandContext, args: argparse.Namespace) -> int:
     except store_backup.BackupError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
-        raise UsageError(f"{args.file}: cannot write there ({exc.strerror})") from None
+        raise UsageError(
+            f"{exc.filename or args.file}: cannot write there ({exc.strerror})"
+        ) from None
     print(f"backup {args.file} written: {summary.line()}", file=ctx.stdout)
     return 0
 

@@ -36,6 +36,12 @@ from mailbot.store.engine import make_engine, session_factory
 PROGRAM = "mailbot"
 
 
+def cannot_write(exc: OSError, where: Path) -> UsageError:
+    """One line for a file or folder a command cannot write: the file the system
+    named (a symbolic link planted there, a full disk), else ``where``."""
+    return UsageError(f"{exc.filename or where}: cannot write there: {exc.strerror}")
+
+
 class UsageError(SetupError):
     """Bad usage or bad input the user must fix: exit 2 with this one-line message."""
 

@@ -55,8 +55,11 @@ def status(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.publish import report
 
     fix_now(ctx, args)
-    if args.game and report.split_tag(args.game)[1] is None:
-        index = report.split_tag(args.game)[0]
+    try:
+        index, number = report.split_tag(args.game) if args.game else ("", None)
+    except report.UnknownGameError as exc:
+        raise UsageError(str(exc)) from None
+    if args.game and number is None:
         return show(ctx, lambda session: report.tournament_status(session, index, ctx.now()))
     if args.game:
         return show(ctx, lambda session: report.game_status(session, args.game, ctx.now()))
@@ -136,7 +139,9 @@ def site(ctx: CommandContext, args: argparse.Namespace) -> int:
         try:
             written = write_site(session, args.index, args.folder, ctx.now())
         except OSError as exc:
-            raise UsageError(f"{args.folder}: cannot write there: {exc.strerror}") from None
+            raise UsageError(
+                f"{exc.filename or args.folder}: cannot write there: {exc.strerror}"
+            ) from None
         return f"{len(written)} files written to {args.folder}"
 
     return show(ctx, write)
@@ -173,7 +178,9 @@ def evidence(ctx: CommandContext, args: argparse.Namespace) -> int:
         except EvidenceFolderError as exc:
             raise UsageError(str(exc)) from None
         except OSError as exc:
-            raise UsageError(f"{args.folder}: cannot write there: {exc.strerror}") from None
+            raise UsageError(
+                f"{exc.filename or args.folder}: cannot write there: {exc.strerror}"
+            ) from None
         messages = sum(1 for path in written if path.suffix == ".eml")
         return f"{messages} messages and the move table written to {args.folder}"
 

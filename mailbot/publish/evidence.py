@@ -62,7 +62,6 @@ import email.message
 import email.parser
 import email.policy
 import hashlib
-import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -74,6 +73,7 @@ from sqlalchemy.orm import Session
 
 from mailbot.compose.catalogue import say
 from mailbot.mail.addresses import AddressError
+from mailbot.mail.files import write_file
 from mailbot.publish.evidencewords import HEADINGS, Wording
 from mailbot.publish.report import find_game
 from mailbot.rules.errors import PublishError
@@ -165,9 +165,9 @@ def write_evidence(session: Session, tag: str, folder: Path, *, sender: str) -> 
         index.append(name if entry.data is not None else f"{name} {w('not_written')}")
         index.extend(f"    {line}" for line in entry.lines)
         if entry.data is not None:
-            written.append(_write(folder / name, entry.data))
-    written.append(_write(folder / "index.txt", _text(index)))
-    written.append(_write(folder / "moves.txt", _text(moves_table(g))))
+            written.append(write_file(folder / name, entry.data))
+    written.append(write_file(folder / "index.txt", _text(index)))
+    written.append(write_file(folder / "moves.txt", _text(moves_table(g))))
     return written
 
 
@@ -200,16 +200,6 @@ def _prepare(folder: Path, tag: str) -> set[str]:
             f"{folder} holds the dispute file of {other}; give another folder for {tag}"
         )
     return {name for name in present if _OURS.match(name)}
-
-
-def _write(path: Path, data: bytes) -> Path:
-    """Write ``data`` as a new file at ``path``, never through a symbolic link."""
-    if path.is_symlink() or path.exists():
-        path.unlink()
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    with os.fdopen(os.open(path, flags, 0o644), "wb") as handle:
-        handle.write(data)
-    return path
 
 
 def _text(lines: Iterable[str]) -> bytes:

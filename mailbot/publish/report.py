@@ -44,6 +44,7 @@ from mailbot.store.record import (
     totals,
     waiting,
 )
+from mailbot.store.startfields import INDEX_RULE, is_index
 
 
 class UnknownGameError(PublishError, LookupError):
@@ -54,8 +55,12 @@ def split_tag(tag: str) -> tuple[str, int | None]:
     """``INDEX/N`` into its parts; a bare ``INDEX`` gives ``(INDEX, None)``."""
     index, slash, number = tag.strip().strip("[]").rpartition("/")
     if not slash:
-        return number, None
-    if not number.isdigit():
+        index, number = number, ""
+    if not is_index(index):
+        raise UnknownGameError(f"{tag}: a tournament index is {INDEX_RULE}")
+    if not slash:
+        return index, None
+    if not (number.isascii() and number.isdigit()) or len(number) > 9:
         raise UnknownGameError(f"{tag}: a game is named INDEX/N, e.g. BG-2026-E1/3")
     return index, int(number)
 
@@ -353,7 +358,11 @@ def pgn_of(session: Session, target: str) -> str:
 
 
 def tournament_of(session: Session, index: str) -> Tournament:
-    """The tournament ``index``; :class:`UnknownGameError` if there is none."""
+    """The tournament ``index``; :class:`UnknownGameError` if there is none, or if
+    ``index`` could name a path outside its own folder (``..``, ``/``: a restored
+    backup's index is checked here as the start list's is at import)."""
+    if not is_index(index):
+        raise UnknownGameError(f"{index}: a tournament index is {INDEX_RULE}")
     t = session.scalars(select(Tournament).where(Tournament.index == index)).first()
     if t is None:
         raise UnknownGameError(f"no tournament {index}")

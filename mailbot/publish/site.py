@@ -51,7 +51,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import functools
-import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -67,6 +66,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, object_session
 
 from mailbot.compose.notices import long_date, template_dir
+from mailbot.mail.files import write_file
 from mailbot.publish import report
 from mailbot.rules import clock
 from mailbot.rules.languages import CODES, plural
@@ -127,7 +127,8 @@ def write_site(session: Session, index: str, folder: Path, now: datetime.datetim
 
     Returns the files written: ``index.html``, each game's page in the order of
     the games, ``INDEX.pgn``. Each file is replaced whole (written beside it,
-    then renamed), so a reader never sees half a page. Raises
+    then renamed), so a reader never sees half a page, and nothing is written
+    through a symbolic link (:class:`mailbot.mail.files.LinkRefusedError`). Raises
     :class:`mailbot.publish.report.UnknownGameError` when there is no such tournament.
     """
     t = report.tournament_of(session, index)
@@ -163,14 +164,7 @@ def write_site(session: Session, index: str, folder: Path, now: datetime.datetim
         )
     pages.append((f"{t.index}.pgn", report.pgn_of(session, t.index)))
     folder.mkdir(parents=True, exist_ok=True)
-    return [_replace(folder / name, text) for name, text in pages]
-
-
-def _replace(path: Path, text: str) -> Path:
-    part = path.with_name(f".{path.name}.part")
-    part.write_text(text, encoding="utf-8", newline="\n")
-    os.replace(part, path)
-    return path
+    return [write_file(folder / name, text.encode("utf-8")) for name, text in pages]
 
 
 # ---------------------------------------------------------------------------

@@ -22,6 +22,20 @@ NOTATIONS = ("en", "bg-cyrillic", "bg-latin", "ru", "de", "iccf-numeric", "figur
 T = TypeVar("T")
 
 _PLAYER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+_INDEX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}\Z")
+#: What a tournament index may be, said to whoever gave another.
+INDEX_RULE = "letters, digits, '.', '_' or '-' (at most 40), e.g. BG-2026-E1"
+
+
+def is_index(text: str) -> bool:
+    """Whether ``text`` may be a tournament index: plain ASCII letters, digits, ``.``,
+    ``_`` and ``-``, a letter or digit first, at most 40. Such an index names no other
+    path than its own folder of the site (no ``..``, ``/``, NUL or leading dot).
+
+    >>> is_index("BG-2026-E1"), is_index(".."), is_index("a/b"), is_index("Х-1")
+    (True, False, False, False)
+    """
+    return _INDEX.match(text) is not None
 
 
 class StartListError(StoreError, ValueError):

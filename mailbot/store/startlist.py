@@ -46,11 +46,13 @@ import yaml
 from mailbot.rules.languages import CODES
 from mailbot.rules.profile import Profile, ProfileError, profile
 from mailbot.store.startfields import (
+    INDEX_RULE,
     NOTATIONS,
     Director,
     Mistakes,
     StartListError,
     StartListErrors,
+    is_index,
     read_choice,
     read_date,
     read_director,
@@ -62,7 +64,6 @@ from mailbot.store.startgames import Pairing, read_games
 from mailbot.store.startplayers import PlayerEntry, check_roles, players_from_csv, read_players
 from mailbot.store.startteams import TeamEntry, in_teams, read_boards, read_teams
 
-_INDEX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}\Z")
 _KEYS = {
     "index",
     "name",
@@ -360,8 +361,8 @@ def _dates(
 
 def _index(data: Mapping[str, Any]) -> str:
     index = read_text(data, "index", "index")
-    if not _INDEX.match(index):
-        raise StartListError("index", "must be letters, digits, '.', '_' or '-' (at most 40)")
+    if not is_index(index):
+        raise StartListError("index", f"must be {INDEX_RULE}")
     return index
 
 
