@@ -244,11 +244,22 @@ def test_result_must_be_a_pgn_result() -> None:
         export(record([], result="+/-"))
 
 
-def test_email_addresses_are_never_exported() -> None:
-    with pytest.raises(PgnExportError, match="e-mail"):
-        export(record([], extra_tags={"Annotator": "td@federation.example"}))
-    with pytest.raises(PgnExportError, match="e-mail"):
-        export(record([], white="Ivan Ivanov <ivanov@example.org>"))
+def test_email_addresses_are_never_exported_and_the_rest_of_the_name_is_kept() -> None:
+    """An address in a name once stopped the export (and with it the site and
+    ``mailbot pgn``); it is left out of the tag, the rest of the name kept."""
+    text = export(
+        record(
+            [],
+            white="Ivan Ivanov <ivanov@example.org>",
+            black="Petar (petrov@example.org) Petrov",
+            extra_tags={"Annotator": "td@federation.example"},
+        )
+    )
+    assert "@" not in text
+    headers = read(text).headers
+    assert headers["White"] == "Ivan Ivanov"
+    assert headers["Black"] == "Petar Petrov"
+    assert headers["Annotator"] == "?"
 
 
 def test_extra_tags_follow_and_cannot_replace_ours() -> None:

@@ -419,6 +419,21 @@ def test_a_hostile_name_is_text_on_every_page(bulgarian_site: Path) -> None:
     assert pgn_games(bulgarian_site / "WEB-1.pgn")[0].headers["Black"] == HOSTILE
 
 
+def test_an_address_in_a_name_stops_neither_the_pages_nor_the_pgn(tmp_path: Path) -> None:
+    """A name written with its address used to stop the PGN export, and with it
+    the whole site (and the daemon's publishing at every pass): the pages show
+    the name as written, the PGN leaves the address out and keeps the rest."""
+    url = f"sqlite:///{tmp_path / 'mailbot.db'}"
+    written = "Bob Bold <bob.bold@example.net>"
+    play_web_cup(url, bob=written)
+    files = publish(url, tmp_path / "site")
+    assert [f.name for f in files][-1] == "WEB-1.pgn"
+    assert written in read(tmp_path / "site" / "index.html").text
+    games = pgn_games(tmp_path / "site" / "WEB-1.pgn")
+    assert games[0].headers["Black"] == "Bold, Bob"
+    assert "@" not in (tmp_path / "site" / "WEB-1.pgn").read_text(encoding="utf-8")
+
+
 def test_no_url_no_script_and_no_address_in_any_file(site: Path, bulgarian_site: Path) -> None:
     for folder in (site, bulgarian_site):
         for path in folder.iterdir():

@@ -233,7 +233,7 @@ _PARTICLES = frozenset(
      "ter", "van", "von", "zu"}
 )  # fmt: skip
 
-_EMAIL = re.compile(r"[^\s@<>\"]+@[^\s@<>\"]+\.[A-Za-z]{2,}")
+_EMAIL = re.compile(r"[^\s@<>\"'()\[\]{},;]+@[^\s@<>\"'()\[\]{},;]+\.[A-Za-z]{2,}")
 _TAG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#=:-]*\Z")
 _DATE = re.compile(r"\d{4}\.\d\d\.\d\d")
 _ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
@@ -339,6 +339,7 @@ def surname_first(name: str) -> str:
     >>> surname_first("Kasparov"), surname_first("Ivanov, Ivan")
     ('Kasparov', 'Ivanov, Ivan')
     """
+    name = _without_addresses(name)
     words = name.split()
     if len(words) < 2 or "," in name:
         return " ".join(words)
@@ -415,10 +416,22 @@ def _clean(text: str) -> str:
     return " ".join(text.replace("}", ")").replace("{", "(").split())
 
 
-def _tag_value(name: str, value: str) -> str:
-    if _EMAIL.search(value):
-        raise PgnExportError(f"tag {name} would reveal an e-mail address")
-    return " ".join(value.split())
+_EMPTY_BRACKETS = re.compile(r"<\s*>|\(\s*\)|\[\s*\]|\{\s*\}|\"\s*\"|'\s*'")
+
+
+def _without_addresses(value: str) -> str:
+    """``value`` on one line, with any e-mail address in it left out: a PGN file is
+    published, and a name written as ``Ivan Ivanov <ivan@example.org>`` keeps
+    ``Ivan Ivanov``.
+
+    >>> _without_addresses("Ivan  Ivanov <ivan@example.org>"), _without_addresses("a@b.org")
+    ('Ivan Ivanov', '')
+    """
+    return " ".join(_EMPTY_BRACKETS.sub(" ", _EMAIL.sub(" ", value)).split())
+
+
+def _tag_value(value: str) -> str:
+    return _without_addresses(value) or "?"
 
 
 def _ending(record: GameRecord) -> str | None:
@@ -472,7 +485,7 @@ def _headers(record: GameRecord, plies: int) -> dict[str, str]:
         if not _TAG_NAME.match(name):
             raise PgnExportError(f"{name!r} is not a PGN tag name")
         headers[name] = value
-    return {name: _tag_value(name, value) for name, value in headers.items()}
+    return {name: _tag_value(value) for name, value in headers.items()}
 
 
 def build_game(record: GameRecord) -> chess.pgn.Game:

@@ -144,9 +144,14 @@ def _fold(name: str, words: Sequence[str], separator: str = " ") -> str:
     return _LINESEP.join(lines) + _LINESEP
 
 
+#: An ASCII word longer than this is written as encoded words, which may be split
+#: anywhere: folding splits only between words, and no line may pass 998 characters.
+_LONGEST_WORD = 900
+
+
 def _text_field(name: str, value: str) -> str:
     value = _one_line(value)
-    if value.isascii():
+    if value.isascii() and all(len(word) <= _LONGEST_WORD for word in value.split(" ")):
         return _fold(name, value.split(" ") if value else [""])
     return f"{name}: {_encoded_words(value, 76 - len(name) - 2)}{_LINESEP}"
 
