@@ -282,7 +282,7 @@ def test_a_delay_tells_nobody_until_the_failure_is_permanent(bench: Bench) -> No
     assert len(bounce_notices(bench)) == 3
 
 
-def test_the_same_report_twice_acts_once(bench: Bench) -> None:
+def test_the_same_report_twice_acts_once(bench: Bench, tmp_path: Path) -> None:
     relay = Relay()
     row = played(bench, relay)
     report = dsn(to=relay.envelope_of(row), recipient=BOB, returned=row)
@@ -293,6 +293,11 @@ def test_the_same_report_twice_acts_once(bench: Bench) -> None:
     assert bench.receive(again, at(4)) is Outcome.IGNORED
     assert "bounced already" in (bench.last_inbound().reason or "")
     assert len(bounce_notices(bench)) == 3
+    with bench.sessions() as session:  # both copies are in the game's dispute file
+        write_evidence(session, "BX-1/1", tmp_path / "d", sender=BOT)
+    index = (tmp_path / "d" / "index.txt").read_text(encoding="utf-8")
+    assert index.count("handled: processed: delivery report: outbox") == 1
+    assert "which bounced already" in index
     with bench.sessions() as session:
         assert session.scalars(select(Player.bounces).where(Player.email == BOB)).one() == 1
 

@@ -108,10 +108,10 @@ def delivery_report(ctx: Context) -> bool:
         return True
     permanent = [f for f in found.failures if f.permanent]
     said = "; ".join(f"{f.address}: {f.reason or '?'}" for f in permanent or found.failures)
+    link_game(inbound, row.game_id)
     if row.status == OutboxStatus.BOUNCED:
         ignore(inbound, Phrase("reason.report-again", {"kind": kind, "outbox": row.id}))
         return True
-    link_game(inbound, row.game_id)
     if not permanent:
         note_delay(row, storable(f"delayed: {said}"))
         give_reason(inbound, Phrase("reason.report-delayed", {"outbox": row.id, "said": said}))
