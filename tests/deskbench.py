@@ -236,10 +236,13 @@ def dsn(
     style: str = "postfix",
     when: datetime.datetime | None = None,
     message_id: str | None = None,
+    charset: str = "us-ascii",
 ) -> bytes:
     """A delivery status notification (RFC 3464) as Postfix or Exim write them, delivered
     to ``to`` (in To and Delivered-To, as an MTA delivers it) about ``recipient``,
-    returning the headers of ``returned``."""
+    returning the headers of ``returned``. Its human-readable part declares ``charset``;
+    under any other label than ``us-ascii`` it ends with a line of 8-bit text (a
+    Bulgarian server's words in windows-1251, as a misconfigured MTA sends them)."""
     when = when or at(3)
     mta = "mx.example.org"
     number = next(_reports)
@@ -309,7 +312,7 @@ def dsn(
         )
     kind = "text/rfc822-headers" if style == "exim" else "message/rfc822"
     parts = [
-        f"{description}Content-Type: text/plain; charset=us-ascii\r\n\r\n{notice}",
+        f"{description}Content-Type: text/plain; charset={charset}\r\n\r\n{notice}",
         f"Content-Description: Delivery report\r\nContent-Type: message/delivery-status\r\n\r\n"
         f"{status_part}",
         f"Content-Description: Undelivered Message Headers\r\nContent-Type: {kind}\r\n\r\n"
@@ -318,4 +321,8 @@ def dsn(
     body = "This is a MIME-encapsulated message.\r\n\r\n" + "".join(
         f"--{boundary}\r\n{part}\r\n" for part in parts
     )
-    return (head + "\r\n" + body + f"--{boundary}--\r\n").encode("ascii")
+    raw = (head + "\r\n" + body + f"--{boundary}--\r\n").encode("ascii")
+    if charset == "us-ascii":
+        return raw
+    local = "Писмото не е доставено.\r\n".encode("cp1251")
+    return raw.replace(notice.encode("ascii"), notice.encode("ascii") + local, 1)

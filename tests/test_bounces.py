@@ -5,13 +5,18 @@ delivery report (as Postfix and Exim write them) delivered to that address
 makes the row ``bounced`` and tells, at once and in their own language, the
 mover whose move did not reach the opponent, the TD (with the dates in
 question; the clocks are the TD's to decide) and the opponent at any other
-address. A forged report, a delay, or the same report again changes nothing
-(or nothing more).
+address. A forged report (to the plain address, to a made-up tag, with a wrong
+check value, about an address the row was not sent to, quoting a real
+Message-ID) changes nothing and is kept as evidence beside the game it names; a
+delay, or the same report again, changes nothing (or nothing more). A report is
+read whatever charset its parts claim.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,12 +24,15 @@ import pytest
 import yaml
 from deskbench import BOT, TD, Bench, Relay, at, deliver, dsn
 from harness import config_mapping
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mailservers import ImapAccount, SmtpSink
 from sqlalchemy import select
 
 from mailbot.cli import main
 from mailbot.desk.pipeline import Outcome
 from mailbot.mail import bounces
+from mailbot.publish.evidence import write_evidence
 from mailbot.store.models import InboundMessage, Outbox, Player
 
 START_LIST = """
@@ -140,34 +148,69 @@ class Forgery:
     name: str
     path: str
     recipient: str
+    #: What the reason the bot keeps says, in English.
+    said: str
 
 
 def forgeries(row: Outbox, path: str) -> list[Forgery]:
+    """Reports about ``row`` (sent to Bob with the return path ``path``) that prove
+    nothing; each returns the row's headers, so quotes its real Message-ID."""
     tag = bounces.tag_in([path])
     assert tag is not None
     wrong = "a" * 16 if tag.check != "a" * 16 else "b" * 16
     return [
-        Forgery("wrong check value", bounces.return_path(BOT, row.id, wrong), BOB),
-        Forgery("another recipient", path, CID),
-        Forgery("a row never sent", bounces.return_path(BOT, row.id + 1000, tag.check), BOB),
-    ]
+        Forgery("the plain address", BOT, BOB, f"quoting the Message-ID of outbox {row.id}"),
+        Forgery("a made-up tag", "bot+bounces@federation.example", BOB,
+                f"quoting the Message-ID of outbox {row.id}"),
+        Forgery("wrong check value", bounces.return_path(BOT, row.id, wrong), BOB,
+                f"to the return path of outbox {row.id} with a wrong check value"),
+        Forgery("another recipient", path, CID,
+                f"naming an address outbox {row.id} was not sent to"),
+        Forgery("a row never sent", bounces.return_path(BOT, row.id + 1000, tag.check), BOB,
+                "to a return path that names no message the bot sent"),
+    ]  # fmt: skip
 
 
-def test_a_forged_report_changes_nothing_and_tells_nobody(bench: Bench) -> None:
+def test_a_forged_report_changes_nothing_tells_nobody_and_is_kept_as_evidence(
+    bench: Bench, tmp_path: Path, store_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     relay = Relay()
     row = played(bench, relay)
     before = len(bench.outbox())
-    for forgery in forgeries(row, relay.envelope_of(row)):
+    made = forgeries(row, relay.envelope_of(row))
+    for forgery in made:
         report = dsn(to=forgery.path, recipient=forgery.recipient, returned=row)
         assert bench.receive(report, at(3)) is Outcome.IGNORED, forgery.name
-        assert "nothing done" in (bench.last_inbound().reason or ""), forgery.name
+        reason = bench.last_inbound().reason or ""
+        assert forgery.said in reason and reason.endswith("; nothing done)"), (forgery, reason)
     # no tag, and a Message-ID the bot never sent
     stranger = Outbox(message_id="mailbot.0000@federation.example", subject="x", event="move")
     assert bench.receive(dsn(to=BOT, recipient=BOB, returned=stranger), at(3)) is Outcome.IGNORED
+    assert "did not come to the return path" in (bench.last_inbound().reason or "")
     assert status_of(bench, row) == ("sent", None)
-    assert len(bench.outbox()) == before
+    assert len(bench.outbox()) == before  # nobody is told
     with bench.sessions() as session:
         assert session.scalars(select(Player.bounces).where(Player.email == BOB)).one() == 0
+    assert main(["-c", str(configured(tmp_path, store_url)), "outbox", "--bounced"]) == 0
+    assert capsys.readouterr().out == "no mail bounced\n"
+    # each forgery is in the game's dispute file, with why it changed nothing
+    with bench.sessions() as session:
+        write_evidence(session, "BX-1/1", tmp_path / "d", sender=BOT)
+    index = (tmp_path / "d" / "index.txt").read_text(encoding="utf-8")
+    entries = re.split(r"\n(?=\d{3}-)", index)
+    reports = [e for e in entries if "-received-" in e and "mailer-daemon@" in e.lower()]
+    assert len(reports) == len(made)
+    for forgery, entry in zip(made, reports, strict=True):
+        assert "handled: ignored: automatic mail: delivery-report" in entry, entry
+        assert forgery.said in " ".join(entry.split()), (forgery.name, entry)
+
+
+def configured(tmp_path: Path, store_url: str) -> Path:
+    """A configuration file for the command line on the bench's store."""
+    account = ImapAccount("127.0.0.1", 1, "unused", "unused")
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(config_mapping(store_url, account, SmtpSink())))
+    return config
 
 
 def test_a_broken_report_is_ignored_and_stops_nothing(bench: Bench) -> None:
@@ -195,12 +238,30 @@ def test_a_broken_report_is_ignored_and_stops_nothing(bench: Bench) -> None:
     assert status_of(bench, row)[0] == "bounced"
 
 
-def test_without_a_tag_the_returned_message_id_names_the_row(bench: Bench) -> None:
-    """A service that rewrote the envelope sender: the report goes to the plain address."""
+def test_without_a_tag_the_returned_message_id_proves_nothing(bench: Bench) -> None:
+    """A report to the plain address (a service that rewrote the envelope sender, or the
+    opponent, who has the move mail's Message-ID) changes nothing; the same report
+    through the return path acts."""
     relay = Relay()
     row = played(bench, relay)
-    assert bench.receive(dsn(to=BOT, recipient=BOB, returned=row), at(3)) is Outcome.HANDLED
+    assert bench.receive(dsn(to=BOT, recipient=BOB, returned=row), at(3)) is Outcome.IGNORED
+    assert status_of(bench, row) == ("sent", None)
+    assert bounce_notices(bench) == []
+    assert bench.receive(dsn(to=relay.envelope_of(row), recipient=BOB, returned=row), at(4)) is (
+        Outcome.HANDLED
+    )
     assert status_of(bench, row)[0] == "bounced"
+    assert {a for r in bounce_notices(bench) for a in r.to_addrs} == {ANN, TD, BOB_HOME}
+
+
+@pytest.mark.parametrize("charset", ["unknown-8bit", "x-unknown", "idna"])
+def test_a_report_in_a_charset_nobody_knows_is_a_genuine_bounce(bench: Bench, charset: str) -> None:
+    relay = Relay()
+    row = played(bench, relay)
+    report = dsn(to=relay.envelope_of(row), recipient=BOB, returned=row, charset=charset)
+    assert f"charset={charset}".encode() in report and b"\xcf\xe8\xf1" in report
+    assert bench.receive(report, at(3)) is Outcome.HANDLED
+    assert status_of(bench, row) == ("bounced", f"{BOB}: 550 5.1.1 <{BOB}>: {REASON}")
     assert {a for r in bounce_notices(bench) for a in r.to_addrs} == {ANN, TD, BOB_HOME}
 
 
@@ -221,7 +282,7 @@ def test_a_delay_tells_nobody_until_the_failure_is_permanent(bench: Bench) -> No
     assert len(bounce_notices(bench)) == 3
 
 
-def test_the_same_report_twice_acts_once(bench: Bench) -> None:
+def test_the_same_report_twice_acts_once(bench: Bench, tmp_path: Path) -> None:
     relay = Relay()
     row = played(bench, relay)
     report = dsn(to=relay.envelope_of(row), recipient=BOB, returned=row)
@@ -232,6 +293,11 @@ def test_the_same_report_twice_acts_once(bench: Bench) -> None:
     assert bench.receive(again, at(4)) is Outcome.IGNORED
     assert "bounced already" in (bench.last_inbound().reason or "")
     assert len(bounce_notices(bench)) == 3
+    with bench.sessions() as session:  # both copies are in the game's dispute file
+        write_evidence(session, "BX-1/1", tmp_path / "d", sender=BOT)
+    index = (tmp_path / "d" / "index.txt").read_text(encoding="utf-8")
+    assert index.count("handled: processed: delivery report: outbox") == 1
+    assert "which bounced already" in index
     with bench.sessions() as session:
         assert session.scalars(select(Player.bounces).where(Player.email == BOB)).one() == 1
 
@@ -314,13 +380,32 @@ def test_mailbot_outbox_bounced_lists_the_row_with_the_diagnostic(
     relay = Relay()
     row = played(bench, relay)
     bench.receive(dsn(to=relay.envelope_of(row), recipient=BOB, returned=row), at(3))
-    account = ImapAccount("127.0.0.1", 1, "unused", "unused")
-    config = tmp_path / "config.yaml"
-    config.write_text(yaml.safe_dump(config_mapping(store_url, account, SmtpSink())))
+    config = configured(tmp_path, store_url)
 
     assert main(["-c", str(config), "outbox", "--bounced"]) == 0
     (line,) = capsys.readouterr().out.splitlines()
     assert line.split("\t")[1:] == [BOB, row.subject, "1", f"{BOB}: 550 5.1.1 <{BOB}>: {REASON}"]
+
+
+def test_mailbot_status_of_the_game_marks_the_move_whose_mail_bounced(
+    bench: Bench, tmp_path: Path, store_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    relay = Relay()
+    row = played(bench, relay)
+    bench.send(BOB_HOME, "1... e7-e5", at(4), subject="[BX-1/1] move")
+    config = str(configured(tmp_path, store_url))
+    mark = "(its mail came back undelivered on 2026-03-03)"
+
+    def lines() -> list[str]:
+        assert main(["-c", config, "status", "BX-1/1", "--now", "2026-03-05T12:00"]) == 0
+        out = capsys.readouterr().out.splitlines()
+        return [line for line in out if re.match(r" +\d+ \w+ +\d{4}-\d\d-\d\d ", line)]
+
+    assert not any("undelivered" in line for line in lines())
+    bench.receive(dsn(to=relay.envelope_of(row), recipient=BOB, returned=row), at(3))
+    first, second = lines()
+    assert first.split()[:2] == ["1", "e4"] and first.endswith(mark), first
+    assert second.split()[:2] == ["2", "e5"] and "undelivered" not in second, second
 
 
 # ---------------------------------------------------------------------------
@@ -413,6 +498,83 @@ def test_on_the_real_servers_a_dsn_reaches_the_mover_and_the_td_within_one_poll(
         fed.close()
 
 
+def test_on_the_real_servers_forged_reports_change_nothing_and_are_kept_as_evidence(
+    store_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
+) -> None:
+    """Petrov, who has Ann's move mail (its Message-ID, its Return-Path), forges its
+    bounce four ways; none is believed, and the dispute file (in Bulgarian, the event's
+    language) keeps each with why."""
+    from harness import Federation
+
+    fed = Federation(store_url, imap_account, smtp_sink, E2E_START_LIST, tmp_path)
+    try:
+        fed.write(ANN, "1. e2-e4", at(2, 8), subject="[BX-2/1] move")
+        fed.poll(at(2, 9))
+        (move,) = [m for m in fed.received(PETROV) if m.message["X-Mailbot-Event"] == "move"]
+        tag = bounces.tag_in([move.envelope_from])
+        assert tag is not None
+        wrong = bounces.return_path(BOT, tag.row, "z" * 16 if tag.check != "z" * 16 else "y" * 16)
+        forged = [
+            (BOT, PETROV, "цитира идентификатора на писмо"),
+            ("bot+petrov@federation.example", PETROV, "цитира идентификатора на писмо"),
+            (wrong, PETROV, "с грешна контролна стойност"),
+            (move.envelope_from, TD, "назовава адрес, на който писмо"),
+        ]
+        before = {a: len(fed.received(a)) for a in (ANN, PETROV, TD)}
+        for hour, (path, recipient, _) in enumerate(forged, start=12):
+            fed.bounce(dataclasses.replace(move, envelope_from=path), recipient, at(2, hour))
+        report = fed.poll(at(2, 17))
+        assert fed.pending_in_inbox() == 0, report
+
+        assert {a: len(fed.received(a)) for a in (ANN, PETROV, TD)} == before
+        with fed.sessions() as session:
+            assert session.scalars(select(Outbox.status).where(Outbox.id == tag.row)).one() == (
+                "sent"
+            )
+            assert session.scalars(select(Player.bounces)).all() == [0, 0]
+        out = io.StringIO()
+        assert main(["-c", str(fed.config_path), "outbox", "--bounced"], stdout=out) == 0
+        assert out.getvalue() == "no mail bounced\n"
+        folder = tmp_path / "BX-2-1"
+        assert main(["-c", str(fed.config_path), "evidence", "BX-2/1", str(folder)]) == 0
+        index = (folder / "index.txt").read_text(encoding="utf-8")
+        entries = re.split(r"\n(?=\d{3}-)", index)
+        kept = [" ".join(e.split()) for e in entries if "mailer-daemon@" in e.lower()]
+        assert len(kept) == len(forged)
+        for entry, (_, _, said) in zip(kept, forged, strict=True):
+            assert "нищо не е направено" in entry and said in entry, entry
+            assert "delivery report" not in entry and "nothing done" not in entry
+    finally:
+        fed.close()
+
+
+def test_on_the_real_servers_reports_in_charsets_nobody_knows_reach_the_mover_and_the_td(
+    store_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
+) -> None:
+    from harness import Federation
+
+    fed = Federation(store_url, imap_account, smtp_sink, E2E_START_LIST, tmp_path)
+    try:
+        fed.write(ANN, "1. e2-e4", at(2, 8), subject="[BX-2/1] move")
+        fed.write(PETROV, "1. e2-e4", at(2, 8), subject="[BX-2/2] ход")
+        fed.poll(at(2, 9))
+        (to_petrov,) = [m for m in fed.received(PETROV) if m.message["X-Mailbot-Event"] == "move"]
+        (to_ann,) = [m for m in fed.received(ANN) if m.message["X-Mailbot-Event"] == "move"]
+        fed.bounce(to_petrov, PETROV, at(2, 14), charset="unknown-8bit")
+        fed.bounce(to_ann, ANN, at(2, 15), charset="x-unknown")
+        fed.poll(at(2, 17))
+
+        for mover in (ANN, PETROV):
+            assert [m for m in fed.received(mover) if m.message["X-Mailbot-Event"] == "bounce"]
+        assert [m for m in fed.received(TD) if m.message["X-Mailbot-Event"] == "bounce"]
+        with fed.sessions() as session:
+            rows = session.scalars(select(Outbox).where(Outbox.status == "bounced")).all()
+            assert sorted(r.to_addrs[0] for r in rows) == [ANN, PETROV]
+            assert all(REASON in (r.last_error or "") for r in rows)
+    finally:
+        fed.close()
+
+
 def test_the_status_mail_and_the_game_page_show_that_the_move_mail_bounced(
     bench: Bench, tmp_path: Path
 ) -> None:
@@ -481,6 +643,72 @@ def test_a_delayed_report_is_a_temporary_failure() -> None:
     )
     assert [(f.address, f.permanent) for f in report.failures] == [(BOB, False)]
     assert report.permanent == ()
+
+
+#: Charset labels a report's parts may claim: unknown ones, codecs that are no charset,
+#: charsets the bytes are not in, and nonsense.
+LABELS = [
+    "unknown-8bit", "x-unknown", "idna", "punycode", "utf-7", "utf-16", "utf-32", "x-klingon",
+    "", "8bit", "base64", "hex", "rot13", "zlib", "unicode-escape", "iso-2022-jp", "cp1251",
+    "utf-8", "us-ascii", '"', "utf-8\x00", "windows-1251 ; format=flowed",
+]  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class Mutated:
+    raw: bytes
+    tag: bounces.Tag
+    #: The failure the report still states in its delivery-status part (None: cut off).
+    failure: tuple[str, bool] | None
+
+
+@st.composite
+def mutated_reports(draw: st.DrawFn) -> Mutated:
+    """A real report (Postfix's or Exim's) to a tagged return path, with its body
+    mutated: the charsets its parts claim, broken bytes, parts cut short."""
+    tag = bounces.Tag(
+        draw(st.integers(1, 2**31 - 1)), draw(st.text("abcdefgh234567", min_size=16, max_size=16))
+    )
+    permanent = draw(st.booleans())
+    raw = dsn(
+        to=bounces.return_path(BOT, tag.row, tag.check), recipient=BOB, returned=RETURNED,
+        style=draw(st.sampled_from(["postfix", "exim"])),
+        action="failed" if permanent else "delayed", status="5.1.1" if permanent else "4.4.1",
+        charset=draw(st.sampled_from(["us-ascii", "unknown-8bit"])),
+    )  # fmt: skip
+    head, _, body = raw.partition(b"\r\n\r\n")
+    # the human-readable part, up to the line that ends it
+    status = body.rindex(b"\r\n--", 0, body.index(b"Content-Type: message/delivery-status"))
+    text, rest = body[:status], body[status:]
+    labels = draw(st.lists(st.sampled_from(LABELS) | st.text(max_size=12), max_size=3))
+    for label in labels:  # the text part's, then the report's and the status part's
+        text = text.replace(b"charset=us-ascii", b"charset=" + label.encode("utf-8", "replace"), 1)
+        text = text.replace(b"charset=unknown-8bit", b"charset=" + label.encode(), 1)
+    for _ in range(draw(st.integers(0, 4))):  # broken bytes in the human-readable part
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(st.binary(min_size=1, max_size=40)) + text[at:]
+    if draw(st.booleans()):  # a transfer encoding the part does not hold
+        kind = draw(st.sampled_from([b"base64", b"quoted-printable", b"x-uuencode", b"8bit"]))
+        text = text.replace(b"Content-Type: text/plain", b"Content-Transfer-Encoding: " + kind +
+                            b"\r\nContent-Type: text/plain", 1)  # fmt: skip
+    failure: tuple[str, bool] | None = (BOB, permanent)
+    if draw(st.booleans()):  # cut short: the status part, or what follows it
+        cut = draw(st.integers(0, len(rest)))
+        failure = failure if cut > rest.index(b"Diagnostic-Code") + 120 else None
+        rest = rest[:cut]
+    return Mutated(head + b"\r\n\r\n" + text + rest, tag, failure)
+
+
+RETURNED = Outbox(message_id="mailbot.0001@federation.example", subject="[BX-1/1] x", event="move")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_reports())
+def test_a_mutated_report_never_raises_and_never_loses_its_tag(mutated: Mutated) -> None:
+    report = bounces.read_report(mutated.raw)
+    assert bounces.tag_in(report.delivered_to) == mutated.tag
+    if mutated.failure is not None:
+        assert (BOB, mutated.failure[1]) in [(f.address, f.permanent) for f in report.failures]
 
 
 def test_two_reports_about_one_row_in_one_batch_act_once(bench: Bench) -> None:

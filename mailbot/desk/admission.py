@@ -23,7 +23,7 @@ from mailbot.rules import events as ev
 from mailbot.rules.phrase import Phrase
 from mailbot.store.kinds import OutboxStatus
 from mailbot.store.models import BOUNCES_MARKED, Outbox, Player
-from mailbot.store.outbox import bounce_of, count_bounce, mark_bounced, note_delay
+from mailbot.store.outbox import Unproven, bounce_of, count_bounce, mark_bounced, note_delay
 from mailbot.store.received import give_reason, ignore, link_game
 
 log = logging.getLogger("mailbot.desk.pipeline")
@@ -34,6 +34,17 @@ REPORT_KINDS = frozenset(
     {AutoKind.DELIVERY_REPORT, AutoKind.MAILER_DAEMON, AutoKind.AUTO_SUBMITTED,
      AutoKind.EMPTY_RETURN_PATH}
 )  # fmt: skip
+
+#: Why a delivery report changed nothing, as the dispute file and the logs say it.
+UNPROVEN = {
+    Unproven.NO_FAILURE: "reason.report-no-failure",
+    Unproven.NO_TAG: "reason.report-no-tag",
+    Unproven.QUOTED: "reason.report-quoted",
+    Unproven.NO_ROW: "reason.report-no-row",
+    Unproven.WRONG_CHECK: "reason.report-wrong-check",
+    Unproven.UNSENT: "reason.report-unsent",
+    Unproven.OTHER_RECIPIENT: "reason.report-other-recipient",
+}
 
 
 def trusted(ctx: Context, authserv_id: str | None, require_dmarc: bool) -> bool:
@@ -74,8 +85,10 @@ def delivery_report(ctx: Context) -> bool:
 
     A permanent failure marks the row ``bounced`` and tells who must know
     (:class:`~mailbot.rules.events.Bounced`); a temporary one is noted on the row and
-    told to nobody; a report that names no row the bot sent to that address,
-    or a row that bounced already, changes nothing.
+    told to nobody; a report that does not prove which row it is about
+    (:func:`~mailbot.store.outbox.bounce_of`), or about a row that bounced already,
+    changes nothing: it is kept, with the reason, beside the game of the message
+    it claims to be about.
     """
     inbound = ctx.inbound
     report = bounces.read_report(inbound.raw)
@@ -85,16 +98,20 @@ def delivery_report(ctx: Context) -> bool:
     row = found.row
     kind = _kind(ctx.letter.auto.value if ctx.letter.auto else "report")
     if row is None:
-        ignore(inbound, Phrase("reason.report-unmatched", {"kind": kind, "why": found.why}))
-        log.warning("ignored the delivery report %s: %s", short(inbound.message_id),
-                    found.why)  # fmt: skip
+        claimed = found.claimed
+        details = {"kind": kind, **({"outbox": claimed.id} if claimed is not None else {})}
+        why = Phrase(UNPROVEN[found.unproven or Unproven.NO_TAG], details)
+        # kept as evidence beside the message it claims to be about
+        link_game(inbound, claimed.game_id if claimed is not None else None)
+        ignore(inbound, why)
+        log.warning("ignored the delivery report %s: %s", short(inbound.message_id), why)
         return True
     permanent = [f for f in found.failures if f.permanent]
     said = "; ".join(f"{f.address}: {f.reason or '?'}" for f in permanent or found.failures)
+    link_game(inbound, row.game_id)
     if row.status == OutboxStatus.BOUNCED:
         ignore(inbound, Phrase("reason.report-again", {"kind": kind, "outbox": row.id}))
         return True
-    link_game(inbound, row.game_id)
     if not permanent:
         note_delay(row, storable(f"delayed: {said}"))
         give_reason(inbound, Phrase("reason.report-delayed", {"outbox": row.id, "said": said}))

@@ -23,8 +23,9 @@ True
 detectors: RFC 3464 DSNs and the common non-standard formats) and returns
 which recipients failed, for good or for now, with the server's reason, the
 addresses it was delivered to, and the Message-IDs of the returned message
-(for services that rewrite the envelope sender). Nothing here touches the
-store: :mod:`mailbot.store.outbox` matches a report to its row.
+(which prove nothing: everyone who received that message has them; they only
+say which message a report that proves nothing claims to be about). Nothing
+here touches the store: :mod:`mailbot.store.outbox` matches a report to its row.
 """
 
 from __future__ import annotations
@@ -34,14 +35,16 @@ import email.utils
 import logging
 import re
 import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from email import policy as email_policy
 from email.message import Message
-from email.parser import BytesParser, HeaderParser
+from email.parser import BytesHeaderParser, BytesParser, HeaderParser
+from typing import TypeVar
 
 import flufl.bounce
 
 from mailbot.mail.addresses import normal_address
+from mailbot.mail.charsets import decode_text
 
 __all__ = [
     "CHECK_LENGTH",
@@ -65,11 +68,18 @@ _RE_TAGGED = re.compile(
 _MAX_ROW = 2**31 - 1
 #: The longest local part SMTP carries (RFC 5321 4.5.3.1.1).
 _MAX_LOCAL = 64
-#: The header fields that say to which address a report was delivered.
-_DELIVERED = ("to", "delivered-to", "x-original-to", "envelope-to", "x-envelope-to")
+#: The header fields that say to which address a report was delivered: the receiving
+#: server's first, then the report's own To.
+_DELIVERED = ("delivered-to", "x-original-to", "envelope-to", "x-envelope-to", "to")
+#: The most addresses a report is taken to be delivered to.
+_MAX_DELIVERED = 20
 _RE_MESSAGE_ID = re.compile(r"^[ \t]*message-id:[ \t]*<([^<>\s]{1,250})>", re.I | re.M)
 _RE_SPACE = re.compile(r"\s+")
 _MAX_REASON = 500
+_T = TypeVar("_T")
+#: What a part that cannot be read says.
+_NO_TEXTS: tuple[str, ...] = ()
+_A = TypeVar("_A")
 
 # the detectors log every step at INFO, and a detector's crash with its traceback: the
 # bot reads the report as no report and says so in its own words
@@ -163,7 +173,10 @@ def tag_in(addresses: Iterable[str]) -> Tag | None:
 def read_report(raw: bytes) -> Report:
     """What the delivery report ``raw`` says; an empty :class:`Report` for anything else.
 
-    Never raises: a message the detectors cannot read reports no failure.
+    Never raises, and each thing it says is read on its own: a part that cannot
+    be read (a charset nobody knows, broken bytes, a detector's crash) costs what
+    that part says, never the addresses the report was delivered to nor the
+    failures read elsewhere.
 
     >>> raw = (b"From: MAILER-DAEMON@mx.example\\r\\nTo: bot+b-3-" + b"a" * 16 +
     ...        b"@fed.example\\r\\nX-Failed-Recipients: ann@example.org\\r\\n"
@@ -177,36 +190,72 @@ def read_report(raw: bytes) -> Report:
     >>> read_report(b"\\xff\\xfe not mail at all")
     Report(failures=(), delivered_to=(), message_ids=())
     """
+    message = _parse(raw)
+    texts = _texts(message)
+    return Report(_failures(message, texts), _delivered_to(message), _returned_ids(message, texts))
+
+
+def _parse(raw: bytes) -> Message:
+    """The message ``raw``; its header alone when its body cannot be parsed (parts
+    nested past Python's recursion limit), an empty message when nothing can."""
+    for parser in (BytesParser, BytesHeaderParser):
+        try:
+            return parser(policy=email_policy.compat32).parsebytes(raw)
+        except Exception:  # the parser's errors are not documented
+            continue
+    return Message()
+
+
+def _attempt(read: Callable[[_A], _T], value: _A, otherwise: _T) -> _T:
+    """What ``read`` reads of ``value``; ``otherwise`` when it fails.
+
+    The detectors and the parts of a report are heuristics run on whatever a
+    server (or a forger) wrote: any error of theirs means "this part says nothing".
+
+    >>> _attempt(lambda data: data.decode("unknown-8bit"), b"abc", "")
+    ''
+    """
     try:
-        message = BytesParser(policy=email_policy.compat32).parsebytes(raw)
-        return _read(message)
-    except (RecursionError, MemoryError, Exception):
-        return Report()
+        return read(value)
+    except Exception:
+        return otherwise
 
 
-def _read(message: Message) -> Report:
+def _delivered_to(message: Message) -> tuple[str, ...]:
+    """The addresses the report was delivered to, the receiving server's first."""
+    found: list[str] = []
+    for name in _DELIVERED:
+        for value in _attempt(_fields(message), name, _NO_TEXTS):
+            found.extend(_attempt(_addresses_in, value, _NO_TEXTS))
+    return tuple(dict.fromkeys(found))[:_MAX_DELIVERED]
+
+
+def _fields(message: Message) -> Callable[[str], tuple[str, ...]]:
+    """Who reads the values of a header field of ``message``, as text."""
+    return lambda name: tuple(str(value) for value in message.get_all(name, []))
+
+
+def _addresses_in(value: str) -> tuple[str, ...]:
+    return tuple(normal_address(a) for _, a in email.utils.getaddresses([value]) if a)
+
+
+def _failures(message: Message, texts: Sequence[str]) -> tuple[Failure, ...]:
+    """The recipients that failed, each with the server's reason for it: as the
+    detectors find them, or, when one of them fails on the report, as its
+    message/delivery-status part says (RFC 3464)."""
+    blocks = _attempt(_status_blocks, message, dict[str, _Block]())
     try:
         temporary, permanent = flufl.bounce.all_failures(message)
-    except Exception:
-        temporary, permanent = frozenset(), frozenset()
-    failed = {_address(a): True for a in sorted(permanent)}
-    for a in sorted(temporary):
-        failed.setdefault(_address(a), False)
+        failed = {_address(a): True for a in sorted(permanent)}
+        for a in sorted(temporary):
+            failed.setdefault(_address(a), False)
+    except Exception:  # a detector's crash
+        failed = {a: b.permanent for a, b in blocks.items() if b.permanent is not None}
     failed.pop("", None)
-    blocks = _status_blocks(message)
-    texts = list(_texts(message))
-    failures = tuple(
-        Failure(address, permanent, _reason(address, blocks, texts))
+    return tuple(
+        Failure(address, permanent, _attempt(_reason(blocks, texts), address, ""))
         for address, permanent in failed.items()
     )
-    delivered = [
-        normal_address(a)
-        for _, a in email.utils.getaddresses(
-            [str(v) for name in _DELIVERED for v in message.get_all(name, [])]
-        )
-        if a
-    ]
-    return Report(failures, tuple(dict.fromkeys(delivered))[:20], _returned_ids(message, texts))
 
 
 def _address(value: bytes) -> str:
@@ -219,48 +268,89 @@ def _clean(value: str) -> str:
 
 
 def _parts(message: Message) -> Iterator[Message]:
-    """Every part, at most 200 (a report has a handful)."""
-    for count, part in enumerate(message.walk()):
-        if count >= 200:
+    """Every part, at most 200 (a report has a handful); those before a part the
+    walk fails on."""
+    walk = message.walk()
+    for _ in range(200):
+        part = _attempt(next, walk, None)  # None: the walk's end (StopIteration), or its failure
+        if part is None:
             return
         yield part
 
 
-def _status_blocks(message: Message) -> dict[str, str]:
-    """The reason of each recipient of the message/delivery-status parts: the
-    Diagnostic-Code, else the Status (RFC 3464 2.3)."""
-    reasons: dict[str, str] = {}
+@dataclasses.dataclass(frozen=True)
+class _Block:
+    """What a message/delivery-status part says of one recipient (RFC 3464 2.3)."""
+
+    address: str
+    #: ``Action: failed`` (True), ``delayed`` (False), or anything else (None).
+    permanent: bool | None
+    #: The Diagnostic-Code, else the Status.
+    reason: str
+
+
+def _status_blocks(message: Message) -> dict[str, _Block]:
+    """What the message/delivery-status parts say of each recipient."""
+    blocks: dict[str, _Block] = {}
     for part in _parts(message):
         if part.get_content_type() != "message/delivery-status" or not part.is_multipart():
             continue
         payload = part.get_payload()
         for block in payload if isinstance(payload, list) else ():
-            if not isinstance(block, Message):
-                continue
-            recipient = str(block.get("final-recipient", "") or block.get("original-recipient", ""))
-            address = _address(recipient.rpartition(";")[2].encode("ascii", "replace"))
-            diagnostic = str(block.get("diagnostic-code", "")).partition(";")
-            reason = _clean(diagnostic[2] or diagnostic[0]) or _clean(str(block.get("status", "")))
-            if address and reason:
-                reasons.setdefault(address, reason)
-    return reasons
+            if isinstance(block, Message):
+                said = _attempt(_block, block, None)
+                if said is not None:
+                    blocks.setdefault(said.address, said)
+    return blocks
 
 
-def _texts(message: Message) -> Iterator[str]:
-    """The decoded text/plain parts outside the returned message."""
-    for part in _parts(message):
-        if part.get_content_type() != "text/plain":
-            continue
-        payload = part.get_payload(decode=True)
-        if isinstance(payload, bytes):
-            yield payload.decode(part.get_content_charset() or "ascii", "replace")
+def _block(block: Message) -> _Block | None:
+    """What a DSN block says of its recipient (None: nothing)."""
+    recipient = str(block.get("final-recipient", "") or block.get("original-recipient", ""))
+    address = _address(recipient.rpartition(";")[2].encode("ascii", "replace"))
+    diagnostic = str(block.get("diagnostic-code", "")).partition(";")
+    reason = _clean(diagnostic[2] or diagnostic[0]) or _clean(str(block.get("status", "")))
+    action = str(block.get("action", "")).strip().lower()
+    permanent = {"failed": True, "delayed": False}.get(action)
+    if not address or (not reason and permanent is None):
+        return None
+    return _Block(address, permanent, reason)
 
 
-def _reason(address: str, blocks: dict[str, str], texts: list[str]) -> str:
-    """The server's reason for ``address``: its DSN block's, else the lines after the
-    address in the human-readable text (Exim, Postfix, sendmail, qmail all write it so)."""
-    if address in blocks:
-        return blocks[address]
+def _texts(message: Message) -> tuple[str, ...]:
+    """The decoded text/plain parts outside the returned message.
+
+    The charset a part declares is a claim like any other: one no codec knows
+    (``unknown-8bit``, ``x-unknown``), a codec that is no charset (``idna``), or
+    bytes it does not hold are read as :func:`~mailbot.mail.charsets.decode_text`
+    guesses; a part that cannot be read at all is left out."""
+    texts = (_attempt(_text, part, "") for part in _parts(message))
+    return tuple(text for text in texts if text)
+
+
+def _text(part: Message) -> str:
+    if part.get_content_type() != "text/plain":
+        return ""
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
+    return decode_text(payload, _attempt(_charset, part, None)).text
+
+
+def _charset(part: Message) -> str | None:
+    return part.get_content_charset()
+
+
+def _reason(blocks: dict[str, _Block], texts: Sequence[str]) -> Callable[[str], str]:
+    """Who finds the server's reason for an address: its DSN block's, else the lines
+    after the address in the human-readable text (Exim, Postfix, sendmail, qmail all
+    write it so)."""
+    return lambda address: _reason_for(address, blocks, texts)
+
+
+def _reason_for(address: str, blocks: dict[str, _Block], texts: Sequence[str]) -> str:
+    if address in blocks and blocks[address].reason:
+        return blocks[address].reason
     for text in texts:
         lines = text.splitlines()
         for number, line in enumerate(lines):
@@ -278,28 +368,35 @@ def _reason(address: str, blocks: dict[str, str], texts: list[str]) -> str:
     return ""
 
 
-def _returned_ids(message: Message, texts: list[str]) -> tuple[str, ...]:
+def _returned_ids(message: Message, texts: Sequence[str]) -> tuple[str, ...]:
     """The Message-IDs of the returned message: its message/rfc822 or
     text/rfc822-headers part, a Message-ID line quoted in the text, and the
     report's In-Reply-To and References."""
     ids: list[str] = []
     for part in _parts(message):
-        kind = part.get_content_type()
-        if kind == "message/rfc822":
-            payload = part.get_payload()
-            for inner in payload if isinstance(payload, list) else ():
-                if isinstance(inner, Message):
-                    ids.extend(_ids(str(inner.get("message-id", ""))))
-        elif kind == "text/rfc822-headers":
-            body = part.get_payload(decode=True)
-            if isinstance(body, bytes):
-                head = HeaderParser().parsestr(body.decode("ascii", "replace"), headersonly=True)
-                ids.extend(_ids(str(head.get("message-id", ""))))
+        ids.extend(_attempt(_returned_id, part, []))
     for text in texts:
         ids.extend(_RE_MESSAGE_ID.findall(text))
     for name in ("in-reply-to", "references"):
-        ids.extend(_ids(" ".join(str(v) for v in message.get_all(name, []))))
+        ids.extend(_ids(" ".join(_attempt(_fields(message), name, _NO_TEXTS))))
     return tuple(dict.fromkeys(ids))[:20]
+
+
+def _returned_id(part: Message) -> list[str]:
+    """The Message-ID of the returned message, if ``part`` holds it (or its header)."""
+    kind = part.get_content_type()
+    if kind == "message/rfc822":
+        payload = part.get_payload()
+        inner = payload if isinstance(payload, list) else ()
+        return [
+            i for m in inner if isinstance(m, Message) for i in _ids(str(m.get("message-id", "")))
+        ]
+    if kind == "text/rfc822-headers":
+        body = part.get_payload(decode=True)
+        if isinstance(body, bytes):
+            head = HeaderParser().parsestr(body.decode("ascii", "replace"), headersonly=True)
+            return _ids(str(head.get("message-id", "")))
+    return []
 
 
 def _ids(value: str) -> list[str]:

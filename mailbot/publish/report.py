@@ -30,6 +30,7 @@ from mailbot.rules.standings import (
     team_table,
 )
 from mailbot.store.models import Claim, Game, Leave, Player, Tournament
+from mailbot.store.outbox import bounced_moves
 from mailbot.store.record import (
     Waiting,
     awarded_oversteps,
@@ -120,7 +121,8 @@ def overview(session: Session, now: datetime.datetime) -> str:
 
 
 def game_status(session: Session, tag: str, now: datetime.datetime) -> str:
-    """One game: the position, the clocks, every move with its dates and days."""
+    """One game: the position, the clocks, every move with its dates and days; a move
+    whose mail came back undelivered says so, with the day it came back."""
     g = find_game(session, tag)
     tz = ZoneInfo(g.tournament.timezone)
     board = board_of(g)
@@ -141,10 +143,13 @@ def game_status(session: Session, tag: str, now: datetime.datetime) -> str:
     out.append(text_diagram(board))
     out.append("")
     out.append(f"{'ply':>4} {'move':<8} {'received':<10} {'sent':<10} days")
+    bounced = bounced_moves(session, [g.id]).get(g.id, {})
     for m in g.moves:
         san = m.san  # as it was played
         received = m.received_counted_on.isoformat() if m.received_counted_on else "-"
         flag = " (conditional)" if m.automatic else ""
+        if (came_back := bounced.get((m.ply, m.uci))) is not None:
+            flag += f" (its mail came back undelivered on {local_date(came_back, tz).isoformat()})"
         out.append(
             f"{m.ply:>4} {san:<8} {received:<10} {local_date(m.sent_at, tz).isoformat():<10} "
             f"{m.days}{flag}"

@@ -21,6 +21,7 @@ import binascii
 import dataclasses
 import datetime
 import email.utils
+import enum
 import functools
 import logging
 import re
@@ -512,63 +513,81 @@ def listing(session: Session, *, status: str = "pending") -> list[Outbox]:
 # Mail that came back
 
 
+class Unproven(enum.StrEnum):
+    """Why a delivery report proves nothing, and so changes nothing."""
+
+    #: It names no recipient that failed.
+    NO_FAILURE = "no-failure"
+    #: It reached no return path of the bot's (the plain address, a made-up ``+tag``).
+    NO_TAG = "no-tag"
+    #: It reached no return path, but quotes the Message-ID of a message the bot sent
+    #: (which everyone who received that message has).
+    QUOTED = "quoted"
+    #: Its return path names no outbox row.
+    NO_ROW = "no-row"
+    #: Its return path names a row, with another check value than the row's.
+    WRONG_CHECK = "wrong-check"
+    #: The row it names was never sent.
+    UNSENT = "unsent"
+    #: The address it says failed is none the row was sent to.
+    OTHER_RECIPIENT = "other-recipient"
+
+
 @dataclasses.dataclass(frozen=True)
 class Bounce:
-    """A report matched to the row it is about, with the failures of that row's
-    recipients; or, without a row, why the report names none (``why``)."""
+    """A report matched to the row it is about (``row``), with the failures of that
+    row's recipients; or, without a row, why the report proves nothing (``unproven``)
+    and the row it claims to be about, if any (``claimed``: the row its return path
+    names, else one whose Message-ID it quotes): the message it is kept beside as
+    evidence."""
 
     row: Outbox | None
     failures: tuple[Failure, ...] = ()
-    why: str = ""
+    unproven: Unproven | None = None
+    claimed: Outbox | None = None
 
 
 def bounce_of(session: Session, report: Report) -> Bounce:
     """The sent row ``report`` is about, and which of its recipients failed.
 
-    The row is the one the return path names (:func:`mailbot.mail.bounces.tag_in` on
-    the addresses the report was delivered to), when the check value is the
-    row's; without a tag (a service that rewrote the envelope sender), the row
-    whose Message-ID the report returns. Either way it must have been sent, and
-    the failed address must be one it was sent to; else the report names no
-    row and changes nothing.
+    Only the return path proves which row that is (docs/contract.md, "Bounces"):
+    the report must have been delivered to a return path naming the row
+    (:func:`mailbot.mail.bounces.tag_in` on the addresses it was delivered to) with
+    the row's check value, the row must have been sent, and a failed address must
+    be one it was sent to. Anything else (the plain address, a made-up tag, a
+    quoted Message-ID, a wrong check value, another recipient) names no row and
+    changes nothing: ``unproven`` says why.
     """
     if not report.failures:
-        return Bounce(None, why="no failed recipient")
+        return Bounce(None, unproven=Unproven.NO_FAILURE)
     tag = tag_in(report.delivered_to)
-    rows: list[Outbox]
-    session.flush()  # the rows are read again (locked): what this session changed is written
-    if tag is not None:
-        # locked: two workers with two reports about one row act once (PostgreSQL)
-        row = session.get(Outbox, tag.row, with_for_update=True, populate_existing=True)
-        if row is None:
-            return Bounce(None, why=f"with a return path naming no row (outbox {tag.row})")
-        if row.verp_check is None or row.verp_check != tag.check:
-            return Bounce(None, why=f"a return path with a wrong check value (outbox {tag.row})")
-        rows = [row]
-    elif report.message_ids:
-        rows = list(
-            session.scalars(
-                select(Outbox)
-                .where(Outbox.message_id.in_(report.message_ids))
-                .order_by(Outbox.id)
-                .with_for_update()
-                .execution_options(populate_existing=True)
-            ).all()
-        )
-        if not rows:
-            return Bounce(None, why="returns a Message-ID the bot never sent")
-    else:
-        return Bounce(None, why="names no message the bot sent")
-    for row in rows:
-        if row.status not in ("sent", "bounced"):
-            continue
-        sent_to = {normal_address(a) for a in [*row.to_addrs, *row.cc_addrs]}
-        failures = tuple(f for f in report.failures if f.address in sent_to)
-        if failures:
-            return Bounce(row, failures)
-    if all(row.status not in ("sent", "bounced") for row in rows):
-        return Bounce(None, why=f"about outbox {rows[0].id}, which was never sent")
-    return Bounce(None, why=f"about a recipient outbox {rows[0].id} was not sent to")
+    session.flush()  # the row is read again (locked): what this session changed is written
+    if tag is None:
+        quoted = _quoted(session, report.message_ids)
+        return Bounce(None, unproven=Unproven.QUOTED if quoted else Unproven.NO_TAG,
+                      claimed=quoted)  # fmt: skip
+    # locked: two workers with two reports about one row act once (PostgreSQL)
+    row = session.get(Outbox, tag.row, with_for_update=True, populate_existing=True)
+    if row is None:
+        return Bounce(None, unproven=Unproven.NO_ROW, claimed=_quoted(session, report.message_ids))
+    if row.verp_check is None or row.verp_check != tag.check:
+        return Bounce(None, unproven=Unproven.WRONG_CHECK, claimed=row)
+    if row.status not in (OutboxStatus.SENT, OutboxStatus.BOUNCED):
+        return Bounce(None, unproven=Unproven.UNSENT, claimed=row)
+    sent_to = {normal_address(a) for a in [*row.to_addrs, *row.cc_addrs]}
+    failures = tuple(f for f in report.failures if f.address in sent_to)
+    if not failures:
+        return Bounce(None, unproven=Unproven.OTHER_RECIPIENT, claimed=row)
+    return Bounce(row, failures, claimed=row)
+
+
+def _quoted(session: Session, message_ids: Sequence[str]) -> Outbox | None:
+    """The first row the bot sent whose Message-ID is among ``message_ids``."""
+    if not message_ids:
+        return None
+    return session.scalars(
+        select(Outbox).where(Outbox.message_id.in_(message_ids)).order_by(Outbox.id).limit(1)
+    ).first()
 
 
 def bounced_moves(

@@ -260,7 +260,7 @@ def start_list_from_mapping(
     ...                              "start": "2026-03-01", "end": "2026-01-01"})
     ... except StartListError as exc:
     ...     print(exc)
-    index: must be letters, digits, '.', '_' or '-' (at most 40)
+    index: must be letters, digits, '.', '_' or '-' (at most 40), e.g. BG-2026-E1
     end: must be after start
     director: is required
     players: is required
