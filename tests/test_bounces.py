@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 import yaml
 from deskbench import BOT, TD, Bench, Relay, at, deliver, dsn
+from fuzzing import budget
 from harness import config_mapping
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from mailservers import ImapAccount, SmtpSink
 from sqlalchemy import select
@@ -702,7 +703,8 @@ def mutated_reports(draw: st.DrawFn) -> Mutated:
 RETURNED = Outbox(message_id="mailbot.0001@federation.example", subject="[BX-1/1] x", event="move")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.fuzz
+@budget(300)
 @given(mutated_reports())
 def test_a_mutated_report_never_raises_and_never_loses_its_tag(mutated: Mutated) -> None:
     report = bounces.read_report(mutated.raw)

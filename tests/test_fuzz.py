@@ -18,7 +18,8 @@ from collections.abc import Iterator
 
 import pytest
 from deskbench import BLACK, BOT, GREY, IVAN, TD, WHITE, Bench, at
-from hypothesis import HealthCheck, given, settings
+from fuzzing import budget
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mailbot.desk.pipeline import Outcome
@@ -165,7 +166,8 @@ def bench(
         admin.dispose()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.fuzz
+@budget(150)
 @given(raw=message())
 def test_any_message_gets_a_fate_and_never_an_error(bench: Bench, raw: bytes) -> None:
     outcome = bench.receive(raw, at(2))
