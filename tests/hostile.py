@@ -1927,6 +1927,11 @@ def _html_bombs(c: _Corpus) -> None:
     html("entity-laughs", 2, _text(f'{doctype}<!ENTITY e0 "lol">]><p>{mv(2)} &e29;</p>'))
     html("br-1m", 3, page("<br>" * 1_000_000 + mv(3)))
     html("cdata-unclosed", 0, page(f"<p>{mv(0)}</p><![CDATA[" + "y" * 100_000))
+    # a megabyte of constructs that never close: html.parser rescanned the rest of the
+    # input for each one, and took most of an hour over one such message
+    html("attribute-quote-unclosed-1mb", 1, page(f"<p>{mv(1)}</p>" + "<a b='" * 175_000))
+    html("comment-open-1mb", 2, page(f"<p>{mv(2)}</p>" + "<!--" * 262_000))
+    html("tag-open-1mb", 3, page(f"<p>{mv(3)}</p>" + "<a " * 350_000))
     html(
         "base64-nested",
         1,

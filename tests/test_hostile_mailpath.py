@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import time
 from pathlib import Path
 
 import chess
+import pytest
 from harness import Federation
 from hostile import Expect, Hostile, World, hostile_corpus
 from mailservers import ImapAccount, SmtpSink
@@ -129,6 +131,49 @@ def test_the_hostile_corpus_stops_nothing_and_moves_nothing(
     fed = Federation(db_url, imap_account, smtp_sink, start_list(), tmp_path, policy=policy)
     try:
         _run(fed)
+    finally:
+        fed.close()
+
+
+@pytest.mark.parametrize("construct", ["<a b='", "<!--", "<a "])
+def test_a_megabyte_of_unclosed_html_beside_moves_is_one_message_among_others(
+    store_url: str,
+    imap_account: ImapAccount,
+    smtp_sink: SmtpSink,
+    tmp_path: Path,
+    construct: str,
+) -> None:
+    """1 MB of HTML whose tags or comments never close, from a player, among the
+    moves of two games, through Dovecot: the pass reads it as any other message
+    and plays every move. Over html.parser one such message took most of an hour."""
+    policy = {"authserv_id": AUTHSERV, "require_dmarc": True}
+    fed = Federation(store_url, imap_account, smtp_sink, start_list(), tmp_path, policy=policy)
+    try:
+        controls = control_moves()
+        sender = TARGETS[0]
+        bomb = (
+            f"Authentication-Results: {AUTHSERV}; spf=pass smtp.mailfrom={sender}; "
+            f"dmarc=pass header.from={sender.partition('@')[2]}\r\n"
+            f"From: {sender}\r\nTo: {BOT}\r\nSubject: [{INDEX}/1] move\r\n"
+            "Message-ID: <bomb@players.example>\r\n"
+            "Content-Type: text/html; charset=utf-8\r\n\r\n"
+            "<p>1. e2-e4</p>" + construct * ((1 << 20) // len(construct))
+        ).encode()
+        queue = [c[0] for c in controls]
+        queue.insert(len(queue) // 2, bomb)
+        for i, message in enumerate(queue):
+            fed.deliver(message, START + datetime.timedelta(minutes=i))
+        assert fed.config_path is not None
+        started = time.perf_counter()
+        assert main(["-c", str(fed.config_path), "poll", "--once", "--now", NOW]) == 0
+        # a bound on the complexity class, far above the second it takes: not a benchmark
+        assert time.perf_counter() - started < 120
+        assert fed.pending_in_inbox() == 0
+        with fed.sessions() as session:
+            games = {g.number: g for g in session.scalars(select(Game))}
+            for number, _, _, line in LINES:
+                assert [m.uci for m in games[number].moves] == line, number
+            assert [m.uci for m in games[1].moves] == ["e2e4"]
     finally:
         fed.close()
 
