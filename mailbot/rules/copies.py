@@ -136,9 +136,9 @@ class Record:
         """The copy of the game that ``readings`` begin with, running up to the opponent's
         last move and starting at least one ply before it; None if they begin with none.
 
-        A copy whose first number gives its start may differ from the record in one
-        move in four, and in one move however short it is; a copy without numbers
-        needs two moves that agree, and may differ in one move in four.
+        A copy may differ from the record in one move for every four that agree; a
+        copy whose first number gives its start, in one move however short it is; a
+        copy without numbers needs two moves that agree.
         """
         end = len(self.moves)
         if end < 2 or len(readings) < 2:

@@ -21,15 +21,20 @@ The rules, in the order they are applied:
 1. **Repetition.** The text may begin with the opponent's last move, or with
    the player's own previous move and then the opponent's last move, as the
    art. 8 line does (``15. Те1-e2 Кg8-f6``), or with a longer copy of the game
-   that runs up to the opponent's last move. A repetition in another notation or
-   in incomplete notation is fine when it names the same move. A first reading
+   that runs up to the opponent's last move (docs/rules.md 2.4): the copy is
+   matched against the record move by move (:mod:`mailbot.rules.copies`),
+   whatever its notation, numbers and marks. A copy that differs from the
+   record before the opponent's last move holds **no move** (the first
+   difference is given; no penalty). A repetition in another notation or in
+   incomplete notation is fine when it names the same move. A first reading
    that names another move of the opponent's side (a piece of the opponent's on
    its from-square before the last move, or an incomplete move only the
    opponent could have played), followed by further readings, is
    **incorrect** (art. 15: ``1.c2-c4 Кg8-f6`` after ``1.e2-e4``). A message
    whose only move is the opponent's last move holds **no move**, unless that
    text is also a legal move of the player (``0-0`` after the opponent castled,
-   ``Nxf3``): then it is the player's move.
+   ``Nxf3``): then it is the player's move. A copy that also reads as a legal
+   move with a conditional line after it, giving another move, is **unclear**.
 2. **The player's move**, in full notation: an empty from-square, a piece of
    the wrong colour, a letter that names the piece on the from-square in no
    notation, or a destination the piece cannot reach (including leaving the
@@ -75,7 +80,7 @@ Reason codes, by verdict:
 - incorrect: ``wrong-repetition``;
 - unclear: ``two-readings``, ``two-moves``, ``no-promotion-piece``,
   ``spaced-squares``;
-- no move: ``no-move``, ``only-repetition``.
+- no move: ``no-move``, ``only-repetition``, ``copy-differs``.
 
 Reminder codes: ``incomplete-notation``, ``missing-piece-letter``,
 ``letter-from-other-notation``, ``wrong-move-number``,
