@@ -8,7 +8,6 @@ move at all, with the first difference shown and no penalty.
 
 from __future__ import annotations
 
-import datetime
 import random
 import time
 from collections.abc import Iterator
@@ -16,7 +15,7 @@ from collections.abc import Iterator
 import chess
 import pytest
 from copygames import LAYOUTS, NOTATIONS, Copy, make_copy
-from deskbench import Bench
+from deskbench import Bench, at
 
 from mailbot.rules.notation import Notation
 from mailbot.rules.referee import Judgement, Verdict, explain, judge
@@ -203,10 +202,6 @@ games:
   - {white: olga, black: ann}
 """
 ANN, IVAN, OLGA = (f"{k}@example.org" for k in ("ann", "ivan", "olga"))
-
-
-def at(day: int) -> datetime.datetime:
-    return datetime.datetime(2026, 3, day, 9, tzinfo=datetime.UTC)
 
 
 @pytest.fixture
