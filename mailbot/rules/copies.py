@@ -73,7 +73,9 @@ class Record:
     match needs them, from the current position backwards.
     """
 
-    def __init__(self, board: chess.Board, notation: Notation, reader: Interpreter | None = None):
+    def __init__(
+        self, board: chess.Board, notation: Notation, reader: Interpreter | None = None
+    ) -> None:
         self.moves = list(board.move_stack)
         self.own = reading_notation(notation)
         self.reader = reader or Interpreter(notation)
@@ -119,11 +121,13 @@ class Record:
             )
         if not _fits_square(reading, move, piece):
             return False
-        if letter is None or meanings.get(self.own) == piece:
-            return piece == chess.PAWN if letter is None else True
+        if letter is None:
+            return piece == chess.PAWN
+        own = meanings.get(self.own)
+        if own == piece:
+            return True
         if piece not in meanings.values():
             return False
-        own = meanings.get(self.own)
         return own is None or not any(
             board.piece_type_at(m.from_square) == own and _fits_square(reading, m, own)
             for m in self.position(ply).legal
