@@ -173,7 +173,9 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
                                       "example": "e2-e4", "line": None, "opponent": "Bob Bold",
                                       "verbs": ["forfeit"], "received": "1.3.2026 10:00",
                                       "subject": "x", "on": True, "changed": True,
-                                      "date": datetime.date(2026, 3, 2)}  # fmt: skip
+                                      "date": datetime.date(2026, 3, 2), "number": "12",
+                                      "expected": "12. Ng1-f3",
+                                      "written": "12. Nf3-e5"}  # fmt: skip
         if kind in (ev.AnswerKind.STATUS, ev.AnswerKind.WHICH_GAME, ev.AnswerKind.UNKNOWN_GAME):
             details["games"] = [(g1, ann), (g2, ann)]
         for player in (ann, bob, cid):

@@ -569,6 +569,7 @@ EXAMPLES = {
     "missing-piece-letter": ("g1-f3", chess.Board(), BG, False),
     "no-move": ("реми", chess.Board(), BG, False),
     "only-repetition": ("1. e2-e4", game("e2e4"), BG, False),
+    "copy-differs": ("1. d2-d4 e7-e5 2. Кg1-f3 Кb8-c6", game("e2e4", "e7e5", "g1f3"), BG, False),
     "wrong-repetition": ("1. c2-c4 Кg8-f6", game("e2e4"), BG, False),
     "no-piece": ("e3-e4", chess.Board(), BG, False),
     "wrong-colour": ("Кg8-f6", chess.Board(), BG, False),

@@ -124,8 +124,12 @@ def in_game(ctx: Context) -> None:
         answer = ctx.answer(ev.AnswerKind.ADJUDICATION_PENDING)
         ctx.refuse(Phrase("reason.adjudication"), answer)
         return
-    if handler is None and steps.judged(ctx).verdict is referee.Verdict.NO_MOVE:
-        handler = handler_for(ctx, Stage.NO_MOVE)
+    judgement = steps.judged(ctx) if handler is None else None
+    # a copy of the game that differs is answered as such, whatever words it carries
+    if judgement is not None and judgement.verdict is referee.Verdict.NO_MOVE:
+        handler = (
+            None if judgement.reason_code == "copy-differs" else handler_for(ctx, Stage.NO_MOVE)
+        )
     (handler or move.move)(ctx)
 
 

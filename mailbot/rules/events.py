@@ -371,6 +371,9 @@ class AnswerKind(enum.Enum):
     GAME_FINISHED = "game-finished"
     NOT_YOUR_MOVE = "not-your-move"
     NO_MOVE = "no-move"
+    #: A copy of the game that differs from the record before the opponent's last move:
+    #: nothing is played, no penalty (docs/rules.md 2.4); the first difference is shown.
+    COPY_DIFFERS = "copy-differs"
     NO_DRAW_OFFER = "no-draw-offer"
     ADJUDICATION_PENDING = "adjudication-pending"
     #: Old mail sent again: the message repeats one handled before, and nothing is done.

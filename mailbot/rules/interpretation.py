@@ -28,7 +28,7 @@ from mailbot.rules.notation import (
 )
 from mailbot.rules.verdicts import Judgement, Reminder, Verdict, judgement_of, reminder_of
 
-__all__ = ["Interpreter", "Position", "legal_moves_of_piece"]
+__all__ = ["Interpreter", "Position", "legal_moves_of_piece", "promotion_fits"]
 
 
 def legal_moves_of_piece(board: chess.Board, square: chess.Square) -> tuple[chess.Move, ...]:
@@ -251,7 +251,7 @@ class Interpreter:
             reminders.insert(
                 0, self._full_form("missing-piece-letter", reading, position, matching[0])
             )
-        candidates = frozenset(move for move in matching if _promotion_fits(reading, move))
+        candidates = frozenset(move for move in matching if promotion_fits(reading, move))
         if matching[0].promotion is None:
             if reading.promotion_letter is not None:
                 return self._impossible("not-a-promotion", reading, details, position, from_here)
@@ -337,7 +337,7 @@ class Interpreter:
         for piece_type in others:
             other_moves.extend(self._moves_of_type(reading, position, piece_type))
         candidates = frozenset(
-            move for move in (*first, *other_moves) if _promotion_fits(reading, move)
+            move for move in (*first, *other_moves) if promotion_fits(reading, move)
         )
         reminders: list[Reminder] = []
         if first:
@@ -403,7 +403,7 @@ class Interpreter:
         return found
 
 
-def _promotion_fits(reading: Reading, move: chess.Move) -> bool:
+def promotion_fits(reading: Reading, move: chess.Move) -> bool:
     """Whether ``move``'s promotion agrees with the reading's promotion letter, if any."""
     if reading.promotion_letter is None or move.promotion is None:
         return True

@@ -21,15 +21,20 @@ The rules, in the order they are applied:
 1. **Repetition.** The text may begin with the opponent's last move, or with
    the player's own previous move and then the opponent's last move, as the
    art. 8 line does (``15. Те1-e2 Кg8-f6``), or with a longer copy of the game
-   that runs up to the opponent's last move. A repetition in another notation or
-   in incomplete notation is fine when it names the same move. A first reading
+   that runs up to the opponent's last move (docs/rules.md 2.4): the copy is
+   matched against the record move by move (:mod:`mailbot.rules.copies`),
+   whatever its notation, numbers and marks. A copy that differs from the
+   record before the opponent's last move holds **no move** (the first
+   difference is given; no penalty). A repetition in another notation or in
+   incomplete notation is fine when it names the same move. A first reading
    that names another move of the opponent's side (a piece of the opponent's on
    its from-square before the last move, or an incomplete move only the
    opponent could have played), followed by further readings, is
    **incorrect** (art. 15: ``1.c2-c4 Кg8-f6`` after ``1.e2-e4``). A message
    whose only move is the opponent's last move holds **no move**, unless that
    text is also a legal move of the player (``0-0`` after the opponent castled,
-   ``Nxf3``): then it is the player's move.
+   ``Nxf3``): then it is the player's move. A copy that also reads as a legal
+   move with a conditional line after it, giving another move, is **unclear**.
 2. **The player's move**, in full notation: an empty from-square, a piece of
    the wrong colour, a letter that names the piece on the from-square in no
    notation, or a destination the piece cannot reach (including leaving the
@@ -75,7 +80,7 @@ Reason codes, by verdict:
 - incorrect: ``wrong-repetition``;
 - unclear: ``two-readings``, ``two-moves``, ``no-promotion-piece``,
   ``spaced-squares``;
-- no move: ``no-move``, ``only-repetition``.
+- no move: ``no-move``, ``only-repetition``, ``copy-differs``.
 
 Reminder codes: ``incomplete-notation``, ``missing-piece-letter``,
 ``letter-from-other-notation``, ``wrong-move-number``,
@@ -98,11 +103,13 @@ from collections.abc import Iterator, Sequence
 
 import chess
 
+from mailbot.rules.copies import Copy, Record
 from mailbot.rules.interpretation import Interpreter, Position
 from mailbot.rules.notation import (
     Notation,
     Reading,
     read_moves,
+    write_line,
     write_move,
 )
 from mailbot.rules.verdicts import (
@@ -152,16 +159,14 @@ def judge(
     if not readings:
         return judgement_of(Verdict.NO_MOVE, "no-move", {})
     referee = _Referee(board, notation, conditional_allowed)
-    results = [referee.judge(sequence) for sequence in _segmentations(readings)]
-    chosen = _choose(results, readings, board, notation)
+    chosen = referee.read(readings)
     if numeric_decides or chosen.verdict is Verdict.LEGAL:
         return chosen
     bracketed = _bracketed_numeric(text, readings)
     if not bracketed:
         return chosen
     letters = [r for r in readings if r not in bracketed]
-    results = [referee.judge(sequence) for sequence in _segmentations(letters)]
-    again = _choose(results, letters, board, notation)
+    again = referee.read(letters)
     ignored = [
         reminder_of("numeric-ignored", {"numeric": r.move_text, "move": before.move_text})
         for before, r in itertools.pairwise(readings)
@@ -220,63 +225,96 @@ class _Referee:
         self.notation = notation
         self.conditional_allowed = conditional_allowed
         self.reader = Interpreter(notation)
-        self.now = Position(board.copy(stack=False))
-        self.moves = list(board.move_stack)
-        self._positions: dict[int, Position] = {}
-        self.before: Position | None = None
-        if self.moves:
-            before = board.copy(stack=1)
-            before.pop()
-            self.before = Position(before.copy(stack=False))
+        self.record = Record(board, notation, self.reader)
+        self.moves = self.record.moves
+        self.now = self.record.position(len(self.moves))
+        self.before = self.record.position(len(self.moves) - 1) if self.moves else None
 
-    def position(self, ply: int) -> Position:
-        """The position before the game's move number ``ply`` (0-based), or the current one."""
-        if ply == len(self.moves):
-            return self.now
-        if ply == len(self.moves) - 1 and self.before is not None:
-            return self.before
-        if ply not in self._positions:
-            board = self.board.copy(stack=len(self.moves) - ply)
-            for _ in range(len(self.moves) - ply):
-                board.pop()
-            self._positions[ply] = Position(board)
-        return self._positions[ply]
+    def read(self, readings: Sequence[Reading]) -> Judgement:
+        """The verdict on a whole message: a copy of the game with the move after it
+        (docs/rules.md 2.4), or the move, with the opponent's last move before it or not."""
+        copy = self.record.copy(readings)
+        if copy is None:
+            return self._choose(readings, copied=False)
+        after = self._after_copy(copy)
+        if isinstance(after, Judgement):
+            return after
+        chosen = self._choose(after, copied=True)
+        if not (chosen.accepted and copy.difference is None and self.conditional_allowed):
+            return chosen
+        # a copy that is also a move with a conditional line after it can be read two ways
+        plain = self._choose(readings, copied=False)
+        clean = plain.accepted and not any(
+            r.code in (*_UNUSED_READINGS, "wrong-move-number") for r in plain.reminders
+        )
+        if not clean or plain.move == chosen.move:
+            return chosen
+        moves = [m for m in (chosen.move, plain.move) if m is not None]
+        details = {
+            "move": f"{readings[0].move_text} … {readings[-1].move_text}",
+            "moves": ", ".join(write_move(self.board, m, self.notation) for m in moves),
+        }
+        return judgement_of(
+            Verdict.UNCLEAR, "two-readings", details, alternatives=moves, written=details["move"]
+        )
+
+    def _choose(self, readings: Sequence[Reading], *, copied: bool) -> Judgement:
+        results = [self.judge(sequence, copied) for sequence in _segmentations(readings)]
+        return _choose(results, readings, self.board, self.notation)
+
+    def _after_copy(self, copy: Copy) -> tuple[Reading, ...] | Judgement:
+        """What follows a copy of the game: the readings of the player's move, or the
+        verdict on the copy (docs/rules.md 2.4).
+
+        A difference before the opponent's last move is no move at all, and the
+        player is shown the first one; the opponent's last move written wrongly
+        (another move of the opponent's, with a move after it) is incorrect (art. 15).
+        """
+        difference = copy.difference
+        last = len(self.moves) - 1
+        if difference is not None and difference.ply < last:
+            position = self.record.position(difference.ply)
+            expected = write_line(position.board, [self.moves[difference.ply]], self.notation)
+            number = expected.split(" ", 1)[0]
+            details = {
+                "number": str(position.board.fullmove_number),
+                "expected": expected,
+                "written": f"{number} {difference.written.move_text}",
+            }
+            return judgement_of(
+                Verdict.NO_MOVE, "copy-differs", details, written=difference.written.move_text
+            )
+        assert self.before is not None
+        if difference is not None:
+            if copy.rest and self.reader.playable(copy.last, self.before):
+                return self._wrong_repetition(copy.last, [])
+            return (copy.last, *copy.rest)
+        if not copy.rest:
+            if self.reader.playable(copy.last, self.now):
+                return (copy.last,)
+            return self._only_repetition(copy.last)
+        return copy.rest
 
     def _history(self, readings: Sequence[Reading]) -> tuple[int, list[Reminder]]:
-        """How many readings at the start copy the game before the opponent's last move.
+        """How many readings at the start repeat the player's own previous move, in a text
+        that is no copy of the game (:meth:`read`): ``Nd3 e5`` is "I played Nd3, now e5".
 
-        The art. 8 line repeats the player's own previous move; a player may also
-        copy more of the game. The longest copy that runs up to the opponent's
-        last move counts; a first reading that is a legal move now is never a copy.
+        A first reading that is a legal move now is the player's move.
         """
         if len(readings) < 2 or len(self.moves) < 2 or self.reader.playable(readings[0], self.now):
             return 0, []
-        last = len(self.moves) - 1
-        for start in range(max(0, last - len(readings) + 1), last):
-            found = self._copied(readings, start, last)
-            if found is not None:
-                return found
-        return 0, []
+        ply = len(self.moves) - 2
+        position = self.record.position(ply)
+        if not self.reader.denotes(readings[0], position, self.moves[ply]):
+            return 0, []
+        after = self.record.position(ply + 1)
+        index = self._skip_same(readings, 1, position, self.moves[ply], after)
+        return index, self._number(readings[0], position)
 
-    def _copied(
-        self, readings: Sequence[Reading], start: int, end: int
-    ) -> tuple[int, list[Reminder]] | None:
-        """Whether the readings name the game's moves ``start`` to ``end`` (excluded)."""
-        index, reminders = 0, []
-        for ply in range(start, end):
-            position = self.position(ply)
-            if index >= len(readings):
-                return None
-            if not self.reader.denotes(readings[index], position, self.moves[ply]):
-                return None
-            reminders.extend(self._number(readings[index], position))
-            index = self._skip_same(
-                readings, index + 1, position, self.moves[ply], self.position(ply + 1)
-            )
-        return index, reminders
-
-    def judge(self, readings: Sequence[Reading]) -> Judgement:
-        opening = self._after_repetition(readings)
+    def judge(self, readings: Sequence[Reading], copied: bool = False) -> Judgement:
+        """The verdict on ``readings``: the player's move, perhaps after the opponent's
+        last move (unless ``copied``: the copy of the game ran up to it already)."""
+        opening = (0, []) if copied else self._after_repetition(readings)
         if isinstance(opening, Judgement):
             return opening
         index, reminders = opening
@@ -321,19 +359,24 @@ class _Referee:
                 elif not reader.playable(first, now):
                     return self._only_repetition(first)
             elif index + 1 < len(readings) and self._opponents(first, before, now):
-                details = {
-                    "written": first.move_text,
-                    "expected": write_move(before.board, last, self.notation),
-                    "number": str(before.board.fullmove_number),
-                }
-                return judgement_of(
-                    Verdict.INCORRECT,
-                    "wrong-repetition",
-                    details,
-                    reminders=reminders,
-                    written=first.move_text,
-                )
+                return self._wrong_repetition(first, reminders)
         return index, reminders
+
+    def _wrong_repetition(self, written: Reading, reminders: Sequence[Reminder]) -> Judgement:
+        """Art. 15: the opponent's last move repeated wrongly."""
+        assert self.before is not None
+        details = {
+            "written": written.move_text,
+            "expected": write_move(self.before.board, self.moves[-1], self.notation),
+            "number": str(self.before.board.fullmove_number),
+        }
+        return judgement_of(
+            Verdict.INCORRECT,
+            "wrong-repetition",
+            details,
+            reminders=reminders,
+            written=written.move_text,
+        )
 
     def _conditional(
         self, readings: Sequence[Reading], index: int, move: chess.Move, reminders: list[Reminder]

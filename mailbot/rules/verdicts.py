@@ -114,6 +114,8 @@ REASONS: dict[str, dict[str, str]] = {
         "missing-piece-letter": "{move} lacks the piece letter; {played} was played",
         "no-move": "the message holds no move",
         "only-repetition": "{move} repeats the opponent's last move; the message holds no new move",
+        "copy-differs": "the copy of the game differs from the record at move {number}: "
+        "the game has {expected}, the copy has {written}",
         "wrong-repetition": "the opponent's last move was {expected}, not {written}",
         "no-piece": "there is no piece on {square}",
         "wrong-colour": "{piece_subject} on {square} is {colour}, and it is {turn} move",
@@ -136,6 +138,8 @@ REASONS: dict[str, dict[str, str]] = {
         "missing-piece-letter": "в {move} липсва буквата на фигурата; изигран е ходът {played}",
         "no-move": "в писмото няма ход",
         "only-repetition": "{move} повтаря последния ход на противника; в писмото няма нов ход",
+        "copy-differs": "преписът на партията се различава от записа при ход {number}: "
+        "в партията е {expected}, в преписа – {written}",
         "wrong-repetition": "последният ход на противника е {expected}, а не {written}",
         "no-piece": "на {square} няма фигура",
         "wrong-colour": "{piece_subject} на {square} е на {colour}, а на ход са {turn}",
@@ -158,6 +162,8 @@ REASONS: dict[str, dict[str, str]] = {
         "missing-piece-letter": "в записи {move} нет буквы фигуры; сделан ход {played}",
         "no-move": "в письме нет хода",
         "only-repetition": "{move} повторяет последний ход противника; нового хода в письме нет",
+        "copy-differs": "копия партии расходится с записью на {number}-м ходу: "
+        "в партии {expected}, в копии {written}",
         "wrong-repetition": "последний ход противника — {expected}, а не {written}",
         "no-piece": "на поле {square} нет фигуры",
         "wrong-colour": "{piece_subject} на {square} принадлежит {colour}, а ход {turn}",

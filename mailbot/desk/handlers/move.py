@@ -50,6 +50,10 @@ def move(ctx: Context) -> None:
         opponent = g.black if color == chess.WHITE else g.white
         answer = ctx.answer(ev.AnswerKind.NOT_YOUR_MOVE, line=line, opponent=opponent.name)
         ctx.refuse(Phrase("reason.not-your-move"), answer)
+    elif judgement.reason_code == "copy-differs":
+        # docs/rules.md 2.4: nothing is played and nothing charged; the player sees where
+        answer = ctx.answer(ev.AnswerKind.COPY_DIFFERS, **judgement.details)
+        ctx.refuse(steps.reason_of(judgement), answer)
     elif not has_move:
         example = _example(board, mover)
         ctx.refuse(Phrase("reason.no-move"), ctx.answer(ev.AnswerKind.NO_MOVE, example=example))
