@@ -5,7 +5,10 @@ Generated games in every profile are played on the desk (moves at random interva
 impossible moves and the director's penalty days, delay notices, leave, an extension
 of the event) and swept once a day. Afterwards every warning in the ledger must have
 been followed by the notice it announced, dated on the announced day, unless something
-the rules count happened in the game between the warning and that day.
+the rules count happened in the game between the warning and that day. A White who
+never sends the first move in bg-email is warned of no silence loss (art. 31 needs a
+repeat). Over generated states, the pure reading sweeps each warning on its day and the
+deadline it announces on the announced day.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from zoneinfo import ZoneInfo
 import chess
 import pytest
 from deskbench import BOT, Bench
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -26,6 +31,9 @@ from mailbot.compose.notifier import Notifier
 from mailbot.desk import director
 from mailbot.desk.sweep import sweep
 from mailbot.desk.work import Work
+from mailbot.rules import clock, due
+from mailbot.rules.leave import LeavePeriod
+from mailbot.rules.profile import profile
 from mailbot.store.models import Game, Notice, Outbox, Tournament
 from mailbot.store.startlist import parse_start_list
 from mailbot.store.tournaments import import_start_list
@@ -109,10 +117,10 @@ class Event:
     def __init__(self, bench: Bench, rng: random.Random, games: int) -> None:
         self.bench, self.rng = bench, rng
         self.tables: list[Table] = []
-        for profile, index in INDICES.items():
+        for rules, index in INDICES.items():
             if index != "BE-1":
                 with bench.sessions.begin() as session:
-                    listed = parse_start_list(start_list(profile, index, 2 * games))
+                    listed = parse_start_list(start_list(rules, index, 2 * games))
                     import_start_list(session, listed, at(START, 0))
             for n in range(games):
                 table = Table(index, n + 1, address(index, 2 * n), address(index, 2 * n + 1))
@@ -317,3 +325,66 @@ def test_a_white_who_never_sends_the_first_move_is_warned_of_no_silence(bench: B
     with bench.sessions() as session:
         warned = session.scalars(select(Outbox).where(Outbox.event == "warning")).all()
     assert warned and all(row.headers.get("X-Mailbot-Warning") != "silence" for row in warned)
+
+
+# -- the pure reading, over generated states ------------------------------------------
+
+
+@st.composite
+def states(draw: st.DrawFn) -> due.GameState:
+    """A game waiting for a move: any profile, up to 30 moves of up to 12 days each, penalty
+    days, a delay notice, leave and an end of the event."""
+    p = profile(draw(st.sampled_from(list(INDICES))))
+    tz = ZoneInfo(p.timezone)
+    ply = draw(st.integers(0, 60))
+    moves = tuple(clock.MoveTime(n, draw(st.integers(0, 12))) for n in range(1, ply // 2 + 1))
+    number = len(moves) + 1
+    penalties = tuple(
+        clock.ClockPenalty(5, draw(st.integers(1, number))) for _ in range(draw(st.integers(0, 2)))
+    )
+    since = datetime.datetime(2026, 3, 1, tzinfo=tz) + datetime.timedelta(
+        hours=draw(st.integers(0, 24 * 60))
+    )
+    first = since.date() + datetime.timedelta(days=draw(st.integers(-5, 40)))
+    leaves = tuple(
+        LeavePeriod(first, first + datetime.timedelta(days=draw(st.integers(0, 20))))
+        for _ in range(draw(st.integers(0, 1)))
+    )
+    return due.GameState(
+        p,
+        tz,
+        end=since.date() + datetime.timedelta(days=draw(st.integers(1, 200))),
+        ply=ply,
+        since=since,
+        leaves=leaves,
+        moves=moves,
+        penalties=penalties,
+        penalised_at=since if penalties else None,
+        delay_noted=draw(st.booleans()),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(states())
+def test_each_warning_is_swept_on_its_day_and_its_deadline_on_the_announced_day(
+    state: due.GameState,
+) -> None:
+    planned = due.schedule(state)
+    warnings = [d for d in planned if d.kind is due.DueKind.WARNING]
+    for warning in warnings:
+        assert warning.announces in planned  # announces only what the sweep will send
+    swept: dict[tuple[str, str, str], datetime.date] = {}
+    day = state.since.date()
+    while day <= state.end + datetime.timedelta(days=20):
+        now = datetime.datetime.combine(day, datetime.time(23, 59), tzinfo=state.tz)
+        for d in due.sweep(state, now):
+            swept.setdefault((d.kind, d.key, str(d.whom)), day)
+        day += datetime.timedelta(days=1)
+    for warning in warnings:
+        announced = warning.announces
+        assert announced is not None and warning.due is not None
+        assert swept.get((warning.kind, warning.key, str(warning.whom))) in (
+            None,  # its day came before the game's first day swept
+            clock.local_date(warning.at, state.tz),
+        )
+        assert swept[(announced.kind, announced.key, str(announced.whom))] == warning.due

@@ -152,8 +152,7 @@ def fall_due(work: Work, g: Game, planned: Sequence[due.Deadline] | None = None)
             continue
         if item.kind is due.DueKind.WARNING and not player.warnings:
             continue  # the player wrote ``warnings off``
-        at = item.at
-        if not record_notice(session, g, player, item.kind.value, item.key, at, now):
+        if not record_notice(session, g, player, item.kind.value, item.key, item.at, now):
             continue
         found.append(item.kind.value)
         work.tell(*_told(session, g, player, item, now))
