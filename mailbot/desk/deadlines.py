@@ -1,7 +1,7 @@
 """The deadline rules: what falls due in a game is sent, each notice once.
 
 Deadlines are data, not timers (docs/architecture.md, invariant 6): the stored
-game is read into plain values (:func:`game_state`), and one pure reading
+game is read into plain values (:func:`mailbot.store.record.game_state`), and one pure reading
 (:mod:`mailbot.rules.due`) says what has fallen due at ``now`` (a repeat at
 the profile's days, an overstep, silence, a warning, a leave's end, the end
 of the event) and when the game must be looked at again (:func:`next_due`).
@@ -41,42 +41,11 @@ from mailbot.store.kinds import ClaimDecider, ClaimKind, ClaimState
 from mailbot.store.ledger import record_notice
 from mailbot.store.models import Game, Notice, Player
 from mailbot.store.record import (
-    awarded_oversteps,
-    color_name,
     color_of,
     control_of,
-    history,
+    game_state,
     profile_of,
-    waiting,
 )
-
-
-def game_state(g: Game) -> due.GameState:
-    """``g`` as the deadlines see it (:class:`mailbot.rules.due.GameState`)."""
-    t = g.tournament
-    w = waiting(g)
-    thinking, penalties, awarded = _thinking(g, w.color)
-    colour = color_name(w.color)
-    withdrawal = withdrawal_adjudication(g)
-    return due.GameState(
-        w.profile,
-        w.tz,
-        t.extended_to or t.end,
-        len(g.moves),
-        w.since,
-        w.leaves,
-        tuple(thinking),
-        tuple(penalties),
-        tuple(awarded),
-        max((x.created_at for x in g.penalties if x.color == colour), default=None),
-        any(d.color == colour and d.ply_at == len(g.moves) for d in g.delays),
-        None if withdrawal is None else (withdrawal.id, withdrawal.opened_at),
-        tuple(
-            due.LeaveEnd(color_name(color_of(g, player)), lv.id, lv.start, lv.end)
-            for player in (g.white, g.black)
-            for lv in player.leaves
-        ),
-    )
 
 
 def plan(g: Game) -> tuple[due.Deadline, ...]:
@@ -104,19 +73,6 @@ def next_due(
         if d.at > now or (not d.kind.on_the_clock and not _announced(g, d))
     ]
     return min(found, default=None)
-
-
-def _thinking(
-    g: Game, color: chess.Color
-) -> tuple[list[clock.MoveTime], list[clock.ClockPenalty], list[int]]:
-    """The moves the clock of ``color`` counts, its penalty days and awarded oversteps.
-
-    003 p1 6g, art. 32: a player answering the opponent's conditional line may
-    accept it and charge the time to the last move the line lets them play.
-    """
-    moves, penalties = history(g, color)
-    thinking = [*moves, *_accepted_moves(g, color, len(moves))]
-    return thinking, penalties, awarded_oversteps(g, color)
 
 
 def play_stops_at(g: Game) -> datetime.datetime:
@@ -173,15 +129,6 @@ def _told(
         assert item.due is not None
         return [ev.WarningDue(g.id, player.id, item.about, item.days, item.due)]
     return silence(session, g, player, item.at, now, decisive=kind is due.DueKind.SILENCE)
-
-
-def _accepted_moves(g: Game, color: chess.Color, played: int) -> list[clock.MoveTime]:
-    """The silent player's moves the opponent's pending conditional line would play
-    at no cost if accepted (each answered by the line), before the charged move."""
-    line = g.pending_conditional or []
-    if not line or g.pending_conditional_by == color_name(color):
-        return []
-    return [clock.MoveTime(played + 1 + i, 0) for i in range(len(line) // 2)]
 
 
 #: The notices about one wait for a move, keyed by the number of plies played
