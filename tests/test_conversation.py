@@ -276,6 +276,9 @@ def test_the_director_gets_a_weekly_digest_when_the_tournament_asks(db_url: str)
         text = weekly.text_body
         assert "Deadlines in the next seven days:" in text
         assert "[CV-1/1] Ann Able – Bob Bold: Bob Bold (Black) has not answered for" in text
+        # the Whites who never sent a first move lose nothing on 11 April: art. 31's silence
+        # needs a repeat, and a first move never sent is never repeated (docs/rules.md 2.4)
+        assert text.count("has not answered") == 1, text
         assert "On leave:\n  Иван Иванов: 1.4.2026 – 10.4.2026" in text
         assert "the silence deadline is 13.4.2026" in text
         assert "0 moves played" in text

@@ -35,15 +35,14 @@ from mailbot.compose.notifier import Notifier, one_index
 from mailbot.compose.registry import tells
 from mailbot.mail.intent import said
 from mailbot.mail.letters import read_letter
-from mailbot.rules import clock
+from mailbot.rules import clock, due
 from mailbot.rules import events as ev
 from mailbot.rules.phrase import Phrase
 from mailbot.store.models import Claim, Game, Move, Notice, Player, Tournament
 from mailbot.store.record import (
-    awarded_oversteps,
     color_name,
     color_of,
-    history,
+    game_state,
     language_for,
     local_date,
     move_line,
@@ -156,31 +155,31 @@ def _claim(c: Claim, tz: ZoneInfo) -> Phrase:
     return Phrase("digest.claim-against", {**details, "colour": c.against})
 
 
+#: The deadlines the director's digest names, by the kind of their notice.
+_NEAR_KINDS = {due.DueKind.SILENCE: "silence", due.DueKind.SILENCE_REPORT: "silence",
+               due.DueKind.OVERSTEP: "overstep"}  # fmt: skip
+
+
 def _near(g: Game, now: datetime.datetime) -> Sequence[dict[str, Any]]:
-    """The deadlines of ``g``'s player to move that fall within :data:`NEAR` of ``now``."""
+    """The deadlines of ``g``'s player to move that fall within :data:`NEAR` of ``now``:
+    those the sweep will send (:func:`mailbot.rules.due.schedule`), no other."""
     w = waiting(g)
-    silent, color, since, leaves, p, tz = w.player, w.color, w.since, w.leaves, w.profile, w.tz
+    silent, color, since, tz = w.player, w.color, w.since, w.tz
     if since > now:
         return []
-    moves, penalties = history(g, color)
-    found: list[tuple[str, datetime.datetime | None]] = [
-        ("silence", clock.silence_due(p, since, leaves, tz)),
-        ("silence", clock.silence_report_due(p, since, leaves, tz)),
-        ("overstep", clock.overstep_at(p, moves, since, penalties, leaves, tz,
-                                       awarded_oversteps(g, color))),
-    ]  # fmt: skip
     base = {"tag": tag_of(g), "white": g.white.name, "black": g.black.name}
     out = []
-    for kind, due in found:
-        if due is None or not now < due <= now + NEAR:
+    for d in due.schedule(game_state(g)):
+        kind = _NEAR_KINDS.get(d.kind)
+        if kind is None or not d.foreseen or not now < d.at <= now + NEAR:
             continue
         days = (local_date(now, tz) - local_date(since, tz)).days
         what = Phrase(
             f"digest.near-{kind}",
-            {"player": silent.name, "days": days, "due": long_date(local_date(due, tz)),
+            {"player": silent.name, "days": days, "due": long_date(local_date(d.at, tz)),
              "colour": "white" if color == chess.WHITE else "black"},
         )  # fmt: skip
-        out.append({**base, "what": what, "due": due})
+        out.append({**base, "what": what, "due": d.at})
     return out
 
 

@@ -1,9 +1,11 @@
-"""The deadline rules: what falls due in a game, and when.
+"""The deadline rules: what falls due in a game is sent, each notice once.
 
-Deadlines are data, not timers (docs/architecture.md, invariant 6): from the
-stored game and ``now`` these rules compute what has fallen due (a repeat at
-the profile's days, an overstep, silence, a leave's end, the end of the
-event) and when the game must be looked at again (:func:`next_due`). Every
+Deadlines are data, not timers (docs/architecture.md, invariant 6): the stored
+game is read into plain values (:func:`mailbot.store.record.game_state`), and one pure reading
+(:mod:`mailbot.rules.due`) says what has fallen due at ``now`` (a repeat at
+the profile's days, an overstep, silence, a warning, a leave's end, the end
+of the event) and when the game must be looked at again (:func:`next_due`).
+These rules send what it says has fallen due, and nothing else. Every
 notice is entered in the ``notices`` ledger (:func:`record_notice`), keyed by
 what makes it unique (the game, the player, the kind, the ply of the
 unanswered move), so it is sent once however often the rules run; each
@@ -14,7 +16,6 @@ move calls :func:`overstep_on_move`.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 from collections.abc import Sequence
 from typing import Any
@@ -25,9 +26,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mailbot.desk.work import Work
-from mailbot.rules import clock, game
+from mailbot.rules import clock, due
 from mailbot.rules import events as ev
 from mailbot.rules.profile import Profile
+from mailbot.rules.result import Colour
 from mailbot.store import decisions
 from mailbot.store.endings import (
     claim_end,
@@ -37,301 +39,96 @@ from mailbot.store.endings import (
 )
 from mailbot.store.kinds import ClaimDecider, ClaimKind, ClaimState
 from mailbot.store.ledger import record_notice
-from mailbot.store.models import Game, Leave, Notice, Player, Tournament
+from mailbot.store.models import Game, Notice, Player
 from mailbot.store.record import (
-    Waiting,
-    awarded_oversteps,
-    color_name,
     color_of,
     control_of,
-    history,
+    game_state,
     profile_of,
-    waiting,
 )
 
 
-def next_due(g: Game, now: datetime.datetime) -> datetime.datetime | None:
+def plan(g: Game) -> tuple[due.Deadline, ...]:
+    """Every deadline of ``g`` as it stands (:func:`mailbot.rules.due.schedule`)."""
+    return due.schedule(game_state(g))
+
+
+def next_due(
+    g: Game, now: datetime.datetime, planned: Sequence[due.Deadline] | None = None
+) -> datetime.datetime | None:
     """When the sweep must look at ``g`` again, as ``g`` stands after a sweep at ``now``.
 
-    That is the earliest of its deadlines after ``now`` (repeat, overstep,
-    silence, a leave's end, the end of the event, a warning's day), or a leave's end or the
-    end of the event already passed but not yet announced (the tournament
-    pass announces it). None when nothing can fall due before something
-    changes; any change makes the game due again (:func:`mailbot.store.changes.mark_changed_games`).
+    That is the earliest of its deadlines after ``now`` (:func:`plan`, or ``planned``
+    when the game has not changed since: repeat, overstep, silence, a leave's end, the
+    end of the event, a warning's day), or a calendar date already passed but not yet
+    announced (the tournament pass announces it). None when nothing can fall due before
+    something changes; any change makes the game due again
+    (:func:`mailbot.store.changes.mark_changed_games`).
     """
     if g.result is not None:
         return None
-    stop = play_stops_at(g)
-    found = [due for due in _clock_deadlines(g) if now < due < stop]
-    found.extend(item.at for item in warnings(g) if item.at > now)
-    for item in calendar(g):
-        if item.at > now or not has_notice(g, item.player, item.kind, item.key):
-            found.append(item.at)
+    found = [
+        d.at
+        for d in (plan(g) if planned is None else planned)
+        if d.at > now or (not d.kind.on_the_clock and not _announced(g, d))
+    ]
     return min(found, default=None)
 
 
-def _clock_deadlines(g: Game) -> list[datetime.datetime]:
-    """The instants at which the player to move in ``g`` may be repeated, overstep
-    or fall silent (whether it then happens is :func:`fall_due`'s to decide)."""
-    w = waiting(g)
-    thinking, penalties, awarded = _thinking(g, w.color)
-    found = [
-        *clock.overstep_times(w.profile, thinking, w.since, penalties, w.leaves, w.tz, awarded),
-        clock.silence_due(w.profile, w.since, w.leaves, w.tz),
-        clock.silence_report_due(w.profile, w.since, w.leaves, w.tz),
-    ]
-    if g.moves:
-        found.append(clock.repeat_due(w.profile, w.since, w.leaves, w.tz))
-    return [due for due in found if due is not None]
-
-
-def _thinking(
-    g: Game, color: chess.Color
-) -> tuple[list[clock.MoveTime], list[clock.ClockPenalty], list[int]]:
-    """The moves the clock of ``color`` counts, its penalty days and awarded oversteps.
-
-    003 p1 6g, art. 32: a player answering the opponent's conditional line may
-    accept it and charge the time to the last move the line lets them play.
-    """
-    moves, penalties = history(g, color)
-    thinking = [*moves, *_accepted_moves(g, color, len(moves))]
-    return thinking, penalties, awarded_oversteps(g, color)
-
-
-@dataclasses.dataclass(frozen=True)
-class CalendarDue:
-    """A date of the calendar that concerns a game: a leave's end, the end of the event."""
-
-    kind: str
-    key: str
-    at: datetime.datetime
-    player: Player | None = None
-    leave: Leave | None = None
-
-
-def calendar(g: Game) -> list[CalendarDue]:
-    """The calendar deadlines of ``g``, due at the start of the day after the date.
-
-    A player's leave ends (the opponent is told the clocks run again); a
-    withdrawn player's game goes to the arbiter (art. 48); the event ends
-    (art. 52-53: the call for adjudication claims, then the packet).
-    """
-    t = g.tournament
-    tz = ZoneInfo(t.timezone)
-    p = profile_of(t)
-    day = datetime.timedelta(days=1)
-    found = [
-        CalendarDue("leave-end", str(lv.id), clock.day_start(lv.end + day, tz), player, lv)
-        for player in (g.white, g.black)
-        for lv in player.leaves
-    ]
-    withdrawal = withdrawal_adjudication(g)
-    if withdrawal is not None:
-        opened = withdrawal.opened_at.astimezone(tz).date()
-        due = game.adjudication_claims_due(opened, p) + day
-        found.append(
-            CalendarDue(
-                "adjudication-packet", f"withdrawal-{withdrawal.id}", clock.day_start(due, tz)
-            )
-        )
-    else:
-        end = t.extended_to or t.end
-        claims_due = game.adjudication_claims_due(end, p) + day
-        found.append(
-            CalendarDue("adjudication-call", end.isoformat(), clock.day_start(end + day, tz))
-        )
-        found.append(
-            CalendarDue("adjudication-packet", end.isoformat(), clock.day_start(claims_due, tz))
-        )
-    return found
-
-
 def play_stops_at(g: Game) -> datetime.datetime:
-    """The instant from which no clock runs in ``g``: it waits for the arbiter.
-
-    That is the end of the event's last day (art. 52-53), or the moment a
-    withdrawn player's game went to the arbiter (art. 48; 003 part 1 art. 9).
-    A deadline that fell due before it is still reported, even by a late sweep.
-    """
+    """The instant from which no clock runs in ``g`` (:func:`mailbot.rules.due.play_stops_at`)."""
     t = g.tournament
-    stops = [clock.day_start((t.extended_to or t.end) + datetime.timedelta(days=1),
-                             ZoneInfo(t.timezone))]  # fmt: skip
     withdrawal = withdrawal_adjudication(g)
-    if withdrawal is not None:
-        stops.append(withdrawal.opened_at)
-    return min(stops)
+    withdrawn = withdrawal.opened_at if withdrawal is not None else None
+    return due.play_stops_at(t.extended_to or t.end, ZoneInfo(t.timezone), withdrawn)
 
 
-@dataclasses.dataclass
-class _Pass:
-    """One pass over a game's clock deadlines: what fell due in play is told to ``work``
-    and its kind noted in ``found``."""
-
-    work: Work
-    g: Game
-    wait: Waiting
-    stop: datetime.datetime
-    found: list[str] = dataclasses.field(default_factory=list)
-
-    def fell_due(self, due: datetime.datetime) -> bool:
-        return due <= self.work.now and due < self.stop
-
-    def notice(self, kind: str, key: str, due: datetime.datetime) -> bool:
-        """Whether the notice is new in the ledger (entered now)."""
-        work = self.work
-        notice = record_notice(work.session, self.g, self.wait.player, kind, key, due, work.now)
-        return notice is not None
-
-    def add(self, kind: str, events: list[ev.Event]) -> None:
-        self.found.append(kind)
-        self.work.tell(*events)
+def player_of(g: Game, colour: Colour | None) -> Player | None:
+    """The player of ``colour`` in ``g`` (None: the game's own notice, for the director)."""
+    if colour is None:
+        return None
+    return g.white if colour is Colour.WHITE else g.black
 
 
-def fall_due(work: Work, g: Game) -> list[str]:
-    """Repeats, oversteps and silence in one game, as far as they fell due in play.
+def fall_due(work: Work, g: Game, planned: Sequence[due.Deadline] | None = None) -> list[str]:
+    """Repeats, oversteps, silence and the warnings in one game, as far as they fell due
+    in play (:func:`mailbot.rules.due.sweep`; ``planned``: the game's :func:`plan`),
+    each notice once.
 
     Tells ``work`` what fell due; returns the kinds, for the report.
     """
-    due = _Pass(work, g, waiting(g), play_stops_at(g))
-    _repeat(due)
-    _oversteps(due)
-    _silence(due)
-    _warnings(due)
-    return due.found
-
-
-def _repeat(due: _Pass) -> None:
-    """Art. 26: repeat the unanswered move, with a copy to the TD."""
-    g, w = due.g, due.wait
-    ply = len(g.moves)
-    at = clock.repeat_due(w.profile, w.since, w.leaves, w.tz)
-    if at is not None and due.fell_due(at) and ply > 0 and due.notice("repeat", str(ply), at):
-        due.add("repeat", [ev.Repeated(g.id, w.player.id, at)])
-
-
-def _oversteps(due: _Pass) -> None:
-    """Art. 35-36 / docs/rules.md 2.2: an overstep while the player is silent."""
-    session, now = due.work.session, due.work.now
-    g, w = due.g, due.wait
-    p, color, silent = w.profile, w.color, w.player
-    thinking, penalties, awarded = _thinking(g, color)
-    state = control_of(g, color)
-    number = len(thinking) + 1
-    # penalty days alone put the move being thought about over the limit
-    reached = clock.control_state(p, thinking, penalties, 0, awarded)
-    last = reached.oversteps[-1] if reached.oversteps else None
-    if last is not None and last.move_number == number and not last.awarded:
-        when = max((x.created_at for x in g.penalties if x.color == color_name(color)), default=now)
-        if due.fell_due(when) and due.notice("overstep", f"move-{number}", when):
-            due.add("overstep", overstep(session, g, silent, when, now, reached))
-
-    # 003 p1 7e: a player silent past a first overstep oversteps again (postal play)
-    for at in clock.overstep_times(p, thinking, w.since, penalties, w.leaves, w.tz, awarded):
-        if not due.fell_due(at) or state.lost:
-            break
-        running = clock.move_days(p, w.since, at, w.leaves, w.tz)
-        reached = clock.control_state(p, thinking, penalties, running, awarded)
-        if due.notice("overstep", overstep_key(number, reached), at):
-            due.add("overstep", overstep(session, g, silent, at, now, reached))
-        if reached.lost:
-            break
-
-
-def _silence(due: _Pass) -> None:
-    """Art. 31: silence without a delay notice."""
-    session, now = due.work.session, due.work.now
-    g, w = due.g, due.wait
-    p, silent, ply = w.profile, w.player, len(g.moves)
-    protected = _delay_noted(g, w)
-    repeated = ply > 0 and has_notice(g, silent, "repeat", str(ply))
-    for kind, deadline in (
-        ("silence", clock.silence_due(p, w.since, w.leaves, w.tz)),
-        ("silence-report", clock.silence_report_due(p, w.since, w.leaves, w.tz)),
-    ):
-        if deadline is None or not due.fell_due(deadline) or protected:
+    session, now = work.session, work.now
+    found: list[str] = []
+    planned = plan(g) if planned is None else planned
+    for item in due.fallen(planned, now, ZoneInfo(g.tournament.timezone)):
+        if g.result is not None:
+            break  # a notice ended the game: nothing more falls due in it
+        player = player_of(g, item.whom)
+        if not item.kind.on_the_clock or player is None:
             continue
-        if kind == "silence" and p.silence_requires_repeat and not repeated:
+        if item.kind is due.DueKind.WARNING and not player.warnings:
+            continue  # the player wrote ``warnings off``
+        if not record_notice(session, g, player, item.kind.value, item.key, item.at, now):
             continue
-        if due.notice(kind, str(ply), deadline):
-            due.add(kind, silence(session, g, silent, deadline, now, decisive=kind == "silence"))
+        found.append(item.kind.value)
+        work.tell(*_told(session, g, player, item, now))
+    return found
 
 
-@dataclasses.dataclass(frozen=True)
-class WarningDay:
-    """A warning of a deadline (docs/contract.md, "Warnings before deadlines"): ``days``
-    days before ``due``, the day the ``deadline``'s own notice falls due (``control``,
-    ``silence`` or ``end``), ``player`` is warned on the day that starts ``at``."""
-
-    deadline: str
-    days: int
-    due: datetime.date
-    at: datetime.datetime
-    player: Player
-
-    @property
-    def key(self) -> str:
-        """The warning's key in the notices ledger: ``control/10/2026-04-20``."""
-        return f"{self.deadline}/{self.days}/{self.due.isoformat()}"
-
-
-def warnings(g: Game) -> list[WarningDay]:
-    """The warnings of ``g``'s deadlines, sent or not, as the game stands.
-
-    Before each overstep and the silence notice of the player to move that
-    would fall due in play, and before the end of the event to both players.
-    """
-    if g.result is not None:
-        return []
-    w = waiting(g)
-    p, tz = w.profile, w.tz
-    found: list[tuple[str, datetime.date, tuple[int, ...], tuple[Player, ...]]] = []
-    stop = play_stops_at(g)
-    thinking, penalties, awarded = _thinking(g, w.color)
-    for at in clock.overstep_times(p, thinking, w.since, penalties, w.leaves, w.tz, awarded):
-        if at < stop:
-            found.append(("control", clock.local_date(at, tz), p.warn_control_days, (w.player,)))
-    silent = clock.silence_due(p, w.since, w.leaves, w.tz)
-    if silent is not None and silent < stop and not _delay_noted(g, w):
-        found.append(("silence", clock.local_date(silent, tz), p.warn_silence_days, (w.player,)))
-    if withdrawal_adjudication(g) is None:
-        end = (g.tournament.extended_to or g.tournament.end) + datetime.timedelta(days=1)
-        found.append(("end", end, p.warn_end_days, (g.white, g.black)))
-    return [
-        WarningDay(deadline, n, due, clock.day_start(due - datetime.timedelta(days=n), tz), who)
-        for deadline, due, before, players in found
-        for n in before
-        for who in players
-    ]
-
-
-def _delay_noted(g: Game, w: Waiting) -> bool:
-    """Whether the player to move noted a delay on this move (art. 25: no silence)."""
-    colour = "white" if w.color else "black"
-    return any(d.color == colour and d.ply_at == len(g.moves) for d in g.delays)
-
-
-def _warnings(due: _Pass) -> None:
-    """The warnings whose day is today: each once, never for a day already past,
-    not to a player who wrote ``warnings off``."""
-    work, g = due.work, due.g
-    today = clock.local_date(work.now, due.wait.tz)
-    for item in warnings(g):
-        if item.at > work.now or clock.local_date(item.at, due.wait.tz) != today:
-            continue
-        if not item.player.warnings:
-            continue
-        if record_notice(work.session, g, item.player, "warning", item.key, item.at, work.now):
-            event = ev.WarningDue(g.id, item.player.id, item.deadline, item.days, item.due)
-            due.add("warning", [event])
-
-
-def _accepted_moves(g: Game, color: chess.Color, played: int) -> list[clock.MoveTime]:
-    """The silent player's moves the opponent's pending conditional line would play
-    at no cost if accepted (each answered by the line), before the charged move."""
-    line = g.pending_conditional or []
-    if not line or g.pending_conditional_by == color_name(color):
-        return []
-    return [clock.MoveTime(played + 1 + i, 0) for i in range(len(line) // 2)]
+def _told(
+    session: Session, g: Game, player: Player, item: due.Deadline, now: datetime.datetime
+) -> list[ev.Event]:
+    """What a deadline of the clock tells, its notice just entered in the ledger."""
+    kind = item.kind
+    if kind is due.DueKind.REPEAT:  # art. 26: repeated, with a copy to the TD
+        return [ev.Repeated(g.id, player.id, item.at)]
+    if kind is due.DueKind.OVERSTEP:
+        assert item.control is not None
+        return overstep(session, g, player, item.at, now, item.control)
+    if kind is due.DueKind.WARNING:
+        assert item.due is not None
+        return [ev.WarningDue(g.id, player.id, item.about, item.days, item.due)]
+    return silence(session, g, player, item.at, now, decisive=kind is due.DueKind.SILENCE)
 
 
 #: The notices about one wait for a move, keyed by the number of plies played
@@ -464,13 +261,6 @@ def _exceeded(p: Profile, state: clock.ControlState) -> tuple[int, int, int]:
     return last.used, last.limit, count_start - 1 + controls * p.moves_per_control
 
 
-def overstep_key(number: int, state: clock.ControlState) -> str:
-    """The notice key of the last overstep in ``state``, at the player's move ``number``:
-    ``move-9``, and ``move-9/2`` for a second overstep on the same move (003 p1 7e)."""
-    on_move = sum(1 for o in state.oversteps if o.move_number == number)
-    return f"move-{number}" if on_move <= 1 else f"move-{number}/{on_move}"
-
-
 def overstep_on_move(
     session: Session, g: Game, mover: Player, sent: datetime.datetime, now: datetime.datetime
 ) -> list[ev.Event]:
@@ -487,18 +277,21 @@ def overstep_on_move(
     own = sum(1 for m in g.moves if m.ply % 2 == (1 if color == chess.WHITE else 0))
     if last.move_number != own or last.awarded:
         return []
-    if not record_notice(session, g, mover, "overstep", overstep_key(own, state), sent, now):
+    if not record_notice(session, g, mover, "overstep", due.overstep_key(own, state), sent, now):
         return []
     return overstep(session, g, mover, sent, now, state)
 
 
+#: The key of a withdrawn player's game's adjudication packet begins so (art. 48).
+WITHDRAWN = "withdrawal-"
+
 #: The calendar dates of games that have come (:func:`passed`).
-Passed = list[tuple[Game, CalendarDue]]
+Passed = list[tuple[Game, due.Deadline]]
 
 
 def passed(games: Sequence[Game], now: datetime.datetime) -> Passed:
     """The calendar dates of ``games`` that have come by ``now``, game by game."""
-    return [(g, item) for g in games for item in calendar(g) if item.at <= now]
+    return [(g, item) for g in games for item in due.calendar(game_state(g)) if item.at <= now]
 
 
 def leave_ends(work: Work, dates: Passed) -> list[str]:
@@ -507,50 +300,51 @@ def leave_ends(work: Work, dates: Passed) -> list[str]:
     Tells ``work``; returns the kinds, for the report.
     """
     found: list[str] = []
-    ends = sorted(
-        ((g, item) for g, item in dates if item.kind == "leave-end"),
-        key=lambda gi: (
-            gi[1].player.id if gi[1].player else 0,
-            gi[1].leave.id if gi[1].leave else 0,
-            gi[0].number,
-        ),
-    )
-    for g, item in ends:
-        player, lv = item.player, item.leave
-        assert player is not None and lv is not None
+    ends = [
+        (g, item, player)
+        for g, item in dates
+        if item.leave is not None and (player := player_of(g, item.whom)) is not None
+    ]
+    ends.sort(key=lambda e: (e[2].id, e[1].leave.leave if e[1].leave else 0, e[0].number))
+    for g, item, player in ends:
+        lv = item.leave
+        assert lv is not None
         if g.result is None and _calendar_notice(work, g, player, item):
             found.append("leave-end")
             work.tell(ev.LeaveEnded(g.id, player.id, lv.start, lv.end))
     return found
 
 
-def adjudications(work: Work, t: Tournament, dates: Passed) -> list[str]:
+def adjudications(work: Work, dates: Passed) -> list[str]:
     """Withdrawn players' games (art. 48, 52 note 1: they went to the arbiter before the
     end), then the end of the event (art. 52-53: the call for adjudication claims, then
     the packet). Tells ``work``; returns the kinds, for the report."""
     session, now = work.session, work.now
     found: list[str] = []
-
-    def add(kind: str, events: list[ev.Event]) -> None:
-        found.append(kind)
-        work.tell(*events)
-
-    for g, item in dates:
-        withdrawn = item.kind == "adjudication-packet" and item.key.startswith("withdrawal-")
-        if withdrawn and g.result is None and _calendar_notice(work, g, None, item):
-            add("adjudication-packet", settle_adjudication_claims(session, g, now))
-    end = t.extended_to or t.end
-    for g, item in dates:
-        if item.key != end.isoformat() or g.result is not None or withdrawal_adjudication(g):
+    call, packet = due.DueKind.ADJUDICATION_CALL, due.DueKind.ADJUDICATION_PACKET
+    withdrawn = [(g, d) for g, d in dates if d.kind is packet and d.key.startswith(WITHDRAWN)]
+    ending = [
+        (g, d) for g, d in dates if d.kind in (call, packet) and not d.key.startswith(WITHDRAWN)
+    ]
+    for g, item in [*withdrawn, *ending]:
+        if g.result is not None or not _calendar_notice(work, g, None, item):
             continue
-        if item.kind == "adjudication-call" and _calendar_notice(work, g, None, item):
-            claims_due = game.adjudication_claims_due(end, profile_of(t))
-            add("adjudication-call", [ev.AdjudicationCalled(g.id, end, claims_due)])
-        if item.kind == "adjudication-packet" and _calendar_notice(work, g, None, item):
-            add("adjudication-packet", settle_adjudication_claims(session, g, now))
+        found.append(item.kind.value)
+        if item.kind is call:
+            assert item.due is not None
+            end = datetime.date.fromisoformat(item.key)  # the key is the event's last day
+            work.tell(ev.AdjudicationCalled(g.id, end, item.due))
+        else:
+            work.tell(*settle_adjudication_claims(session, g, now))
     return found
 
 
-def _calendar_notice(work: Work, g: Game, player: Player | None, item: CalendarDue) -> bool:
+def _calendar_notice(work: Work, g: Game, player: Player | None, item: due.Deadline) -> bool:
     """Whether the notice of a calendar date is new in the ledger (entered now)."""
-    return record_notice(work.session, g, player, item.kind, item.key, None, work.now) is not None
+    notice = record_notice(work.session, g, player, item.kind.value, item.key, None, work.now)
+    return notice is not None
+
+
+def _announced(g: Game, item: due.Deadline) -> bool:
+    """Whether the notice of ``item`` is in the ledger."""
+    return has_notice(g, player_of(g, item.whom), item.kind.value, item.key)

@@ -166,11 +166,12 @@ def _sweep_games(
             if g.result is not None:
                 continue
             work = works.setdefault(g.tournament_id, Work(session, now))
-            found = deadlines.fall_due(work, g)
+            planned = deadlines.plan(g)
+            found = deadlines.fall_due(work, g, planned)
             counts.update(found)
             session.flush()
             if not found:  # what fell due changed the game: it stays due for the next pass
-                store_due(session, g.id, deadlines.next_due(g, now))
+                store_due(session, g.id, deadlines.next_due(g, now, planned))
         for work in works.values():
             Notifier(session, sender, now, renderer=renderer).tell(*work.events)
     return counts
@@ -199,7 +200,7 @@ def _sweep_tournament(
     found = deadlines.leave_ends(work, dates)
     if digest and t.director_digest:
         found.extend(_director_digest(work, t))
-    found.extend(deadlines.adjudications(work, t, dates))
+    found.extend(deadlines.adjudications(work, dates))
     return found
 
 

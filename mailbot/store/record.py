@@ -1,4 +1,4 @@
-"""A game as stored: its board, clocks, art. 8 lines and PGN record.
+"""A game as stored: its board, clocks, art. 8 lines, PGN record and deadline state.
 
 Functions over the store's rows that the desk, the sweep, the director's
 orders and the reports share; they read rows and compute, and never write.
@@ -15,11 +15,12 @@ from zoneinfo import ZoneInfo
 
 import chess
 
-from mailbot.rules import clock, game, pgn
+from mailbot.rules import clock, due, game, pgn
 from mailbot.rules.leave import LeavePeriod
 from mailbot.rules.notation import Notation, write_move
 from mailbot.rules.profile import DayCounting, Profile, profile
 from mailbot.rules.result import Colour, Result
+from mailbot.store.endings import withdrawal_adjudication
 from mailbot.store.models import Game, Player, Tournament
 
 
@@ -462,3 +463,53 @@ def waiting(g: Game) -> Waiting:
         profile_of(t),
         ZoneInfo(t.timezone),
     )
+
+
+def game_state(g: Game) -> due.GameState:
+    """``g`` as the deadlines see it (:class:`mailbot.rules.due.GameState`)."""
+    t = g.tournament
+    w = waiting(g)
+    thinking, penalties, awarded = thinking_of(g, w.color)
+    colour = color_name(w.color)
+    withdrawal = withdrawal_adjudication(g)
+    return due.GameState(
+        w.profile,
+        w.tz,
+        t.extended_to or t.end,
+        len(g.moves),
+        w.since,
+        w.leaves,
+        tuple(thinking),
+        tuple(penalties),
+        tuple(awarded),
+        max((x.created_at for x in g.penalties if x.color == colour), default=None),
+        any(d.color == colour and d.ply_at == len(g.moves) for d in g.delays),
+        None if withdrawal is None else (withdrawal.id, withdrawal.opened_at),
+        tuple(
+            due.LeaveEnd(color_name(color_of(g, player)), lv.id, lv.start, lv.end)
+            for player in (g.white, g.black)
+            for lv in player.leaves
+        ),
+    )
+
+
+def thinking_of(
+    g: Game, color: chess.Color
+) -> tuple[list[clock.MoveTime], list[clock.ClockPenalty], list[int]]:
+    """The moves the clock of ``color`` counts, its penalty days and awarded oversteps.
+
+    003 p1 6g, art. 32: a player answering the opponent's conditional line may
+    accept it and charge the time to the last move the line lets them play.
+    """
+    moves, penalties = history(g, color)
+    thinking = [*moves, *accepted_moves(g, color, len(moves))]
+    return thinking, penalties, awarded_oversteps(g, color)
+
+
+def accepted_moves(g: Game, color: chess.Color, played: int) -> list[clock.MoveTime]:
+    """The silent player's moves the opponent's pending conditional line would play
+    at no cost if accepted (each answered by the line), before the charged move."""
+    line = g.pending_conditional or []
+    if not line or g.pending_conditional_by == color_name(color):
+        return []
+    return [clock.MoveTime(played + 1 + i, 0) for i in range(len(line) // 2)]
