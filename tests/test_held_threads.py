@@ -15,52 +15,18 @@ import datetime
 from collections.abc import Callable, Iterator
 
 import pytest
-from deskbench import BOT, TD, Bench
+from deskbench import BLACK, BOT, START_LIST, TD, WHITE, Bench
 from sqlalchemy import select
+from test_order_keys import TEAMS
 
 from mailbot.desk.sweep import sweep
-from mailbot.store.models import HeldOrder, Outbox
+from mailbot.store.models import Game, HeldOrder, Outbox
 
 UTC = datetime.UTC
-WHITE, BLACK = "white@example.org", "black@example.org"
-CAPTAIN = "cap-a@example.org"
 
 
 def start_list(profile: str) -> str:
-    return f"""
-index: HT-1
-name: Held threads
-profile: {profile}
-start: 2026-03-01
-end: 2027-06-30
-language: en
-notation: en
-director: {{name: Tom Director, email: {TD}}}
-players:
-  - {{id: white, name: Walter White, email: {WHITE}}}
-  - {{id: black, name: Bella Black, email: {BLACK}}}
-games: [{{white: white, black: black}}]
-"""
-
-
-TEAMS = f"""
-index: HT-2
-name: Team cup
-profile: bg-email
-start: 2026-03-01
-end: 2027-06-30
-language: en
-notation: en
-director: {{name: Tom Director, email: {TD}}}
-players:
-  - {{id: a1, name: Ann One, email: a1@example.org}}
-  - {{id: b1, name: Bob One, email: b1@example.org}}
-boards: 1
-teams:
-  - {{id: a, name: Alpha, captain: {{name: Cap Alpha, email: {CAPTAIN}}}, players: [a1]}}
-  - {{id: b, name: Beta, players: [b1]}}
-games: team-round-robin
-"""
+    return START_LIST.replace("profile: bg-email", f"profile: {profile}", 1)
 
 
 def on(month: int, day: int, hour: int = 9) -> datetime.datetime:
@@ -87,7 +53,7 @@ def play(bench: Bench, moves: str, first: datetime.datetime) -> None:
             number = word
             continue
         text = f"{number} {word}" if colour == 0 else f"{number[:-1]}... {word}"
-        bench.send((WHITE, BLACK)[colour], text, when, subject="[HT-1/1] move")
+        bench.send((WHITE, BLACK)[colour], text, when, subject="[PX-1/1] move")
         colour, when = 1 - colour, when + datetime.timedelta(hours=1)
 
 
@@ -100,14 +66,14 @@ def packet_to_td(bench: Bench, event: str) -> Outbox:
 def overstep(store_url: str) -> tuple[Bench, Outbox]:
     """bg-email: White's first move on the 52nd day oversteps; the packet asks."""
     bench = Bench(store_url, start_list("bg-email"))
-    bench.send(WHITE, "1. e2-e4", on(4, 21), subject="[HT-1/1] move")
+    bench.send(WHITE, "1. e2-e4", on(4, 21), subject="[PX-1/1] move")
     return bench, packet_to_td(bench, "overstep")
 
 
 def silence(store_url: str) -> tuple[Bench, Outbox]:
     """bg-email: Black is silent for 40 days after White's first move."""
     bench = Bench(store_url, start_list("bg-email"))
-    bench.send(WHITE, "1. e2-e4", on(3, 3), subject="[HT-1/1] move")
+    bench.send(WHITE, "1. e2-e4", on(3, 3), subject="[PX-1/1] move")
     for month, day in ((3, 17), (3, 30), (4, 14)):
         sweep(bench.sessions, bench.desk.policy.sender, on(month, day))
     return bench, packet_to_td(bench, "silence")
@@ -122,7 +88,7 @@ def kqk(store_url: str) -> Bench:
 def draw(store_url: str) -> tuple[Bench, Outbox]:
     """iccf-postal: Black, to move in a position of the tablebases, claims a draw."""
     bench = kqk(store_url)
-    bench.send(BLACK, "claim", on(3, 6), subject="[HT-1/1] claim")
+    bench.send(BLACK, "claim", on(3, 6), subject="[PX-1/1] claim")
     (packet,) = [r for r in bench.outbox(to=TD) if r.headers.get("X-Mailbot-Claim")]
     return bench, packet
 
@@ -130,7 +96,7 @@ def draw(store_url: str) -> tuple[Bench, Outbox]:
 def tablebase(store_url: str) -> tuple[Bench, Outbox]:
     """iccf-postal: White claims a win by the tablebases."""
     bench = kqk(store_url)
-    bench.send(WHITE, "claim win", on(3, 6), subject="[HT-1/1] claim")
+    bench.send(WHITE, "claim win", on(3, 6), subject="[PX-1/1] claim")
     (packet,) = [r for r in bench.outbox(to=TD) if r.headers.get("X-Mailbot-Claim")]
     return bench, packet
 
@@ -139,7 +105,7 @@ def complaint(store_url: str) -> tuple[Bench, Outbox]:
     """bg-email: White complains about Black's first move."""
     bench = Bench(store_url, start_list("bg-email"))
     play(bench, "1. e2-e4 e7-e5", on(3, 2))
-    bench.send(WHITE, "complaint 1", on(3, 3), subject="[HT-1/1] complaint")
+    bench.send(WHITE, "complaint 1", on(3, 3), subject="[PX-1/1] complaint")
     (packet,) = [r for r in bench.outbox(to=TD) if r.headers.get("X-Mailbot-Claim")]
     return bench, packet
 
@@ -148,10 +114,10 @@ def team(store_url: str) -> tuple[Bench, Outbox]:
     """A team event: the overstep packet goes to the director with a copy to the
     captain, so it has no reply address of its own."""
     bench = Bench(store_url, TEAMS)
-    for address in ("a1@example.org", "b1@example.org"):
-        bench.send(address, "1. e2-e4", on(4, 21), subject="[HT-2/1] move")
+    for player in ("a1", "a2", "b1", "b2"):  # the one who has White in TM-1/1 moves
+        bench.send(f"{player}@example.org", "1. e2-e4", on(4, 21), subject="[TM-1/1] move")
     packet = packet_to_td(bench, "overstep")
-    assert packet.cc_addrs == [CAPTAIN] and "Reply-To" not in packet.headers
+    assert packet.cc_addrs == ["cap-a@example.org"] and "Reply-To" not in packet.headers
     return bench, packet
 
 
@@ -171,8 +137,12 @@ def ending(bench: Bench, packet: Outbox) -> tuple[str | None, int]:
     return bench.game(number)
 
 
-def players_of(kind: str) -> tuple[str, str]:
-    return ("a1@example.org", "b1@example.org") if kind == "team" else (WHITE, BLACK)
+def players_of(bench: Bench, packet: Outbox) -> tuple[str, str]:
+    """The addresses of the packet's players."""
+    with bench.sessions() as session:
+        g = session.get(Game, packet.game_id)
+        assert g is not None
+        return g.white.email, g.black.email
 
 
 #: What each word does to the game of each packet: (result, penalty days).
@@ -219,7 +189,7 @@ def test_a_held_answer_to_a_packet_is_carried_out_on_its_game_when_confirmed(
     made.append(bench)
     order, effects = WORDS[word]
     before = ending(bench, packet)
-    told = {address: len(bench.outbox(to=address)) for address in players_of(kind)}
+    told = {address: len(bench.outbox(to=address)) for address in players_of(bench, packet)}
     # the director's client answers the packet at the bot's plain address: held
     bench.send(TD, f"{order}\n\nTom", on(5, 1), reply_to=packet, to=BOT)
     asked = held_question(bench)
@@ -250,7 +220,7 @@ def test_a_confirm_to_an_overstep_packet_held_and_confirmed_ends_the_game(
     asked = held_question(bench)
     bench.send(TD, "confirm", on(4, 22, 12), reply_to=asked)
     answer = bench.outbox(to=TD)[-1]
-    assert "- HT-1/1: White lost on time, 0-1" in answer.text_body, answer.text_body
+    assert "- PX-1/1: White lost on time, 0-1" in answer.text_body, answer.text_body
     assert "not done" not in answer.text_body
     assert bench.game(1) == ("0-1", 0)
     for address in (WHITE, BLACK):
@@ -265,10 +235,10 @@ def test_the_postal_second_overstep_held_and_confirmed_ends_the_game(
     of the new count) goes to the director, whose held ``confirm`` ends the game."""
     bench = Bench(store_url, start_list("bg-post"))
     made.append(bench)
-    bench.send(WHITE, "1. e2-e4", on(4, 2), subject="[HT-1/1] move")
-    bench.send(BLACK, "1... e7-e5", on(4, 3), subject="[HT-1/1] move")
+    bench.send(WHITE, "1. e2-e4", on(4, 2), subject="[PX-1/1] move")
+    bench.send(BLACK, "1... e7-e5", on(4, 3), subject="[PX-1/1] move")
     assert bench.game(1) == (None, 0)
-    bench.send(WHITE, "2. Ng1-f3", on(5, 5), subject="[HT-1/1] move")
+    bench.send(WHITE, "2. Ng1-f3", on(5, 5), subject="[PX-1/1] move")
     first, second = bench.outbox(to=TD, event="overstep")
     assert "First" in first.subject and "First" not in second.subject
     bench.send(TD, "confirm", on(5, 6), reply_to=second, to=BOT)
