@@ -218,6 +218,7 @@ def test_a_confirm_to_an_overstep_packet_held_and_confirmed_ends_the_game(
     made.append(bench)
     bench.send(TD, "confirm", on(4, 22), reply_to=packet, to=BOT)
     asked = held_question(bench)
+    assert f'They answer the arbiter\'s message "{packet.subject}"' in asked.text_body
     bench.send(TD, "confirm", on(4, 22, 12), reply_to=asked)
     answer = bench.outbox(to=TD)[-1]
     assert "- PX-1/1: White lost on time, 0-1" in answer.text_body, answer.text_body
@@ -264,3 +265,26 @@ def test_an_order_through_the_packets_key_takes_its_game_from_the_packet(
     assert answer.subject.endswith("Your orders")
     assert "not done" not in answer.text_body, answer.text_body
     assert bench.game(1) == effects["silence"]
+
+
+ANSWERS = {
+    "en": 'They answer the arbiter\'s message "{}"',
+    "bg": "Те са отговор на писмото на арбитъра „{}“",
+    "ru": "Они отвечают на письмо арбитра «{}»",
+}
+
+
+@pytest.mark.parametrize("language", ANSWERS)
+def test_the_question_names_the_message_the_held_orders_answer(
+    store_url: str, made: list[Bench], language: str
+) -> None:
+    text = start_list("bg-email").replace("language: en\n", f"language: {language}\n", 1)
+    bench = Bench(store_url, text)
+    made.append(bench)
+    bench.send(WHITE, "1. e2-e4", on(4, 21), subject="[PX-1/1] move")
+    packet = packet_to_td(bench, "overstep")
+    bench.send(TD, "confirm", on(4, 22), reply_to=packet, to=BOT)
+    assert ANSWERS[language].format(packet.subject) in held_question(bench).text_body
+    # an order that answers nothing of the bot's says nothing of it
+    bench.send(TD, "penalty PX-1/2 white 5", on(4, 23), to=BOT)
+    assert ANSWERS[language].partition("{")[0] not in held_question(bench).text_body
