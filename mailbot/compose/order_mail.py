@@ -81,9 +81,8 @@ def orders_held(n: Notifier, e: ev.OrdersHeld) -> None:
             tie_challenge(n.session, held, row)
 
     extra = {"X-Mailbot-Held": str(e.held)}
-    answered = held.answered_id if held is not None else None
-    about = n.session.get(Outbox, answered) if answered is not None else None
-    _hold_notice(n, e, "order-held", e.lapses, extra, challenged, about)
+    answered = held.answered if held is not None else None
+    _hold_notice(n, e, "order-held", e.lapses, extra, challenged, answered)
 
 
 @tells(ev.OrdersCancelled)

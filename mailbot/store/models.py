@@ -669,6 +669,8 @@ class HeldOrder(Base):
     lapses_at: Mapped[datetime.datetime]
     decided_at: Mapped[datetime.datetime | None]
 
+    answered: Mapped[Outbox | None] = relationship(foreign_keys=[answered_id])
+
 
 class OrderKey(Base):
     """A single-use key in the ``Reply-To`` of a message the bot sent to a tournament

@@ -101,7 +101,7 @@ def hold_order(
         director_email=director_email,
         orders=list(orders),
         inbound_id=inbound_id,
-        answered_id=answered.id if answered is not None else None,
+        answered=answered,
         status=HeldStatus.HELD,
         created_at=now,
         lapses_at=lapses_at,

@@ -114,9 +114,9 @@ def _answer_hold(ctx: Context, held: Sequence[HeldOrder], lines: Sequence[str]) 
         live = order.lapses_at >= ctx.now
         decide_held(order, HeldStatus.CONFIRMED if live else HeldStatus.LAPSED, ctx.now)
         if live:
-            groups.append((order.orders, _answered_by(ctx, order)))
+            groups.append((order.orders, order.answered))
         else:  # confirmed too late: asked again
-            hold(ctx, order.orders, _answered_by(ctx, order))
+            hold(ctx, order.orders, order.answered)
     if rest:
         groups.append((rest, _answered(ctx, None)))
     if groups:
@@ -316,11 +316,6 @@ def _answered(ctx: Context, key: OrderKey | None) -> Outbox | None:
     claimed = (row for row in rows if row.headers.get("X-Mailbot-Claim"))
     about_game = (row for row in rows if row.headers.get("X-Mailbot-Game"))
     return next(claimed, None) or next(about_game, None)
-
-
-def _answered_by(ctx: Context, held: HeldOrder) -> Outbox | None:
-    """The bot's message the held orders answered, kept with them."""
-    return None if held.answered_id is None else ctx.session.get(Outbox, held.answered_id)
 
 
 def _claim_of(ctx: Context, answered: Outbox | None) -> Claim | None:
