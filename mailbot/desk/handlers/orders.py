@@ -5,9 +5,10 @@ them: the receiving server vouched for the From (DMARC), or the message came
 through a live order key, the single-use reply address of a message the bot
 sent to the director alone (:mod:`mailbot.mail.orderkeys`), which it spends. A
 Message-ID proves nothing: every copy and forward of the message carries it.
-Anything else is held, and the director confirms it (``confirm``) or cancels
-it (``reject``) by answering the question the bot sends to the registered
-address, through that question's own key. Orders through a spent key (the
+Anything else is held, with the bot's message it answers, and the director
+confirms it (``confirm``) or cancels it (``reject``) by answering the question
+the bot sends to the registered address, through that question's own key;
+confirmed, it acts on the claim or game of the message it answered. Orders through a spent key (the
 same message sent again, or a forgery that copied the address from a Cc),
 and with DMARC the text of orders carried out before, are held too, and the
 question says when they were carried out. Anyone else's orders are refused.
