@@ -38,7 +38,7 @@ def test_penalty_other_than_5_or_10_days_is_refused() -> None:
 
 
 def test_missing_arguments_are_named() -> None:
-    with pytest.raises(OrderError, match="give game, color"):
+    with pytest.raises(OrderError, match="give color"):
         read_order("forfeit")
 
 

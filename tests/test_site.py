@@ -345,6 +345,26 @@ def test_a_game_page_counts_the_oversteps(tmp_path: Path) -> None:
     assert ["Days on the current move", "36 days", "–"] in silent
 
 
+def test_orders_held_in_answer_to_the_mail_about_a_game_wait_on_its_page(
+    store_url: str, tmp_path: Path
+) -> None:
+    """The director answers the bot's notice about WEB-1/2 at its plain address with an
+    order that names no game: held, it waits for the director on that game's page."""
+    bench = Bench(store_url, START_LIST.format(language="en", bob="Bob Bold"))
+    try:
+        bench.send("fan@example.net", "What a game!", at(2), subject="[WEB-1/2] kibitz")
+        notice = bench.outbox(to="td@federation.example")[-1]
+        assert notice.headers["X-Mailbot-Game"] == "WEB-1/2"
+        bench.send("td@federation.example", "forfeit black", at(3), reply_to=notice,
+                   to="bot@federation.example")  # fmt: skip
+    finally:
+        bench.close()
+    publish(store_url, tmp_path / "site")
+    waiting = "the director's orders of 3.3.2026 about this game, held until"
+    assert waiting in read(tmp_path / "site" / "game-2.html").text
+    assert waiting not in read(tmp_path / "site" / "game-1.html").text
+
+
 def test_the_board_is_inline_svg_with_the_last_move_marked(site: Path) -> None:
     text = (site / "game-3.html").read_text(encoding="utf-8")
     # the final position, and one board for each of the 4 half-moves (``#ply-N``)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from deskbench import Bench
+from deskbench import BOT, TD, Bench
 from sqlalchemy import CheckConstraint, Engine, func, inspect, select
 from sqlalchemy.exc import IntegrityError, StatementError
 from sqlalchemy.orm import Session, sessionmaker
@@ -18,6 +18,7 @@ from mailbot.store.engine import describe_url, make_engine, session_factory
 from mailbot.store.models import (
     Base,
     Game,
+    HeldOrder,
     InboundMessage,
     Move,
     Notice,
@@ -128,7 +129,7 @@ def test_upgrade_is_idempotent_and_reversible(db_url: str) -> None:
     assert schema_revision(db_url) is None
     upgrade(db_url)
     upgrade(db_url)
-    assert schema_revision(db_url) == "0013"
+    assert schema_revision(db_url) == "0014"
     engine = make_engine(db_url)
     try:
         with engine.begin() as connection:
@@ -163,7 +164,7 @@ def test_upgrade_from_the_first_schema_keeps_the_mail(db_url: str) -> None:
                 ],
             )
         upgrade(engine)
-        assert schema_revision(engine) == "0013"
+        assert schema_revision(engine) == "0014"
         assert schema_differences(engine) == []
         with session_factory(engine).begin() as session:
             assert len(session.scalars(select(InboundMessage)).all()) == 2
@@ -185,7 +186,7 @@ def test_upgrade_from_0002_keeps_the_tournaments_with_the_old_behaviour(db_url: 
         columns = {c["name"] for c in inspect(engine).get_columns("players")}
         assert "digest" not in columns and "gender" not in columns
         upgrade(engine)
-        assert schema_revision(engine) == "0013"
+        assert schema_revision(engine) == "0014"
         assert schema_differences(engine) == []
         with session_factory(engine)() as session:
             t = session.scalars(select(Tournament)).one()
@@ -220,7 +221,7 @@ def test_0008_drops_the_unused_clock_columns_and_keeps_the_games_moves(db_url: s
             ).all()
         assert [tuple(r) for r in rows] == [(0, 1), (0, 1)]
         upgrade(engine)
-        assert schema_revision(engine) == "0013"
+        assert schema_revision(engine) == "0014"
         assert schema_differences(engine) == []
         columns = {c["name"] for c in inspect(engine).get_columns("games")}
         assert not columns & {"white_oversteps", "black_count_start_move"}
@@ -228,6 +229,42 @@ def test_0008_drops_the_unused_clock_columns_and_keeps_the_games_moves(db_url: s
             game = session.scalars(select(Game).where(Game.number == 1)).one()
             assert [m.uci for m in game.moves] == ["e2e4", "e7e5", "g1f3"]
             assert len(session.scalars(select(Outbox).where(Outbox.game_id == game.id)).all()) == 6
+    finally:
+        engine.dispose()
+
+
+def test_0014_keeps_the_held_orders_both_ways_and_what_they_answer(db_url: str) -> None:
+    """0014 adds to each held order the bot's message it answered: orders held before it
+    answer nothing the bot knows; going back drops the column and keeps the orders."""
+    bench = Bench(db_url)  # at the newest revision
+    try:
+        bench.send(TD, "forfeit PX-1/1 black", NOW)  # no DMARC: held
+        # a reply at the bot's plain address to its notice about PX-1/1: held
+        bench.send("stranger@example.net", "What a game!", NOW, subject="[PX-1/1] kibitz")
+        asked = bench.outbox()[-1]
+        assert asked.headers["X-Mailbot-Game"] == "PX-1/1"
+        bench.send(TD, "forfeit white", NOW, reply_to=asked, to=BOT)
+    finally:
+        bench.close()
+    engine = make_engine(db_url)
+    try:
+        with session_factory(engine)() as session:
+            rows = session.scalars(select(HeldOrder).order_by(HeldOrder.id)).all()
+            assert [(h.orders, h.answered_id) for h in rows] == [
+                (["forfeit PX-1/1 black"], None),
+                (["forfeit white"], asked.id),
+            ]
+        downgrade(engine, "0013")
+        assert "answered_id" not in {c["name"] for c in inspect(engine).get_columns("held_orders")}
+        with engine.connect() as connection:
+            orders = connection.exec_driver_sql("SELECT status FROM held_orders").all()
+        assert [tuple(r) for r in orders] == [("held",), ("held",)]
+        upgrade(engine)
+        assert schema_revision(engine) == "0014"
+        assert schema_differences(engine) == []
+        with session_factory(engine)() as session:
+            answered = session.scalars(select(HeldOrder.answered_id)).all()
+            assert answered == [None, None]
     finally:
         engine.dispose()
 

@@ -432,7 +432,7 @@ def test_no_address_of_a_player_may_be_the_directors_or_the_bots(tmp_path: Path)
 
 
 def test_deleting_cancels_the_orders_held_for_the_event(store_url: str) -> None:
-    from deskbench import TD, Bench, at
+    from deskbench import BOT, TD, Bench, at
 
     from mailbot.store.models import HeldOrder
     from mailbot.store.tournaments import delete_tournament
@@ -440,10 +440,14 @@ def test_deleting_cancels_the_orders_held_for_the_event(store_url: str) -> None:
     bench = Bench(store_url)
     try:
         bench.send(TD, "forfeit PX-1/1 black", at(2))  # no DMARC: held for confirmation
+        # an order that names no game but answers the bot's notice about PX-1/1
+        bench.send("stranger@example.net", "What a game!", at(2), subject="[PX-1/1] kibitz")
+        notice = bench.outbox(to=TD)[-1]
+        bench.send(TD, "forfeit white", at(3), reply_to=notice, to=BOT)
         with bench.sessions.begin() as session:
             assert delete_tournament(session, "PX-1") >= 1
         with bench.sessions() as session:
-            (held,) = session.scalars(select(HeldOrder)).all()
-            assert held.status == "cancelled"
+            statuses = [h.status for h in session.scalars(select(HeldOrder)).all()]
+            assert statuses == ["cancelled", "cancelled"]
     finally:
         bench.close()

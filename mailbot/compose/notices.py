@@ -37,7 +37,11 @@ class TemplateMissingError(ComposeError, LookupError):
 
 
 def template_dir() -> Path:
-    """The folder of the shipped templates."""
+    """The folder of the shipped templates: ``templates/`` beside ``mailbot/`` in a
+    checkout, else the installed ``mailbot/templates``."""
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "pyproject.toml").is_file() and (checkout / "templates").is_dir():
+        return checkout / "templates"
     return Path(str(importlib.resources.files("mailbot.templates")))
 
 

@@ -40,6 +40,7 @@ def _hold_notice(
     lapses: datetime.datetime | None,
     extra: dict[str, str] | None,
     queued: Callable[[Outbox], None] | None = None,
+    answered: Outbox | None = None,
 ) -> None:
     directed = n.tournaments(e.tournaments)
     t = directed[0]
@@ -59,6 +60,8 @@ def _hold_notice(
             # the orders may be a copy of some carried out before
             "done": f"{done.astimezone(tz):%d.%m.%Y}" if done else "",
             "same_text": isinstance(e, ev.OrdersHeld) and e.same_text,
+            # the bot's message the orders answer, whose claim or game they act on
+            "answered": answered.subject if answered is not None else "",
         },
         to=[t.director_email],
         event="notice",
@@ -78,7 +81,8 @@ def orders_held(n: Notifier, e: ev.OrdersHeld) -> None:
             tie_challenge(n.session, held, row)
 
     extra = {"X-Mailbot-Held": str(e.held)}
-    _hold_notice(n, e, "order-held", e.lapses, extra, challenged)
+    answered = held.answered if held is not None else None
+    _hold_notice(n, e, "order-held", e.lapses, extra, challenged, answered)
 
 
 @tells(ev.OrdersCancelled)

@@ -10,8 +10,7 @@ Bulgarian or Russian::
     forfeit BG-2026-E1/3 black    (the colour that loses)
     leave ivanov 30 2026          (art. 43: extra leave days for a year)
     extend BG-2026-E1 2027-12-31  (art. 50)
-    result BG-2026-E1/3 1/2-1/2   (art. 53-55: adjudicated result; the game may be
-                                  left out in a reply to the adjudication packet)
+    result BG-2026-E1/3 1/2-1/2   (art. 53-55: adjudicated result)
     withdraw ivanov valid         (docs/rules.md 6; "valid" if the reason is valid)
     address ivanov ivan@mail.example   (the player's address from now on)
     rename ivanov Ivan Ivanov-Petrov   (the player's name as mail and the PGN show it)
@@ -19,9 +18,15 @@ Bulgarian or Russian::
                                   (003 part 1 art. 9: a new player takes over the
                                   unfinished games with their positions and clocks)
 
+In a reply to the bot's message about one game (a claim's packet, a notice) the
+game may be left out of ``penalty``, ``overstep``, ``forfeit`` and ``result``
+(:data:`GAME_FROM_THREAD`).
+
 >>> order = read_order("penalty BG-2026-E1/3 black 10")
 >>> order.verb, order.game, order.color, order.days
 (<Verb.PENALTY: 'penalty'>, 'BG-2026-E1/3', 'black', 10)
+>>> read_order("forfeit black").game is None
+True
 >>> read_order("потвърждавам").verb
 <Verb.CONFIRM: 'confirm'>
 >>> read_order("good morning") is None
@@ -103,6 +108,9 @@ VERBS: dict[Verb, tuple[str, ...]] = {
     Verb.RENAME: ("rename", "преименуване", "переименование"),
     Verb.REPLACE: ("replace", "замяна", "замена"),
 }
+#: The verbs whose game may be left out in a reply to the bot's message about one game
+#: (a claim's packet, a notice): the game is that message's.
+GAME_FROM_THREAD = frozenset({Verb.PENALTY, Verb.OVERSTEP, Verb.FORFEIT, Verb.RESULT})
 #: The verbs only the director may use (``leave`` is a player's word too).
 DIRECTOR_ONLY = frozenset(VERBS) - {Verb.LEAVE}
 
@@ -242,9 +250,9 @@ def _roster_order(verb: Verb, words: list[str]) -> Order:
 
 def _check(order: Order) -> None:
     need: dict[Verb, tuple[str, ...]] = {
-        Verb.PENALTY: ("game", "color", "days"),
-        Verb.OVERSTEP: ("game", "color"),
-        Verb.FORFEIT: ("game", "color"),
+        Verb.PENALTY: ("color", "days"),  # the game may come from the message answered
+        Verb.OVERSTEP: ("color",),
+        Verb.FORFEIT: ("color",),
         Verb.LEAVE: ("player", "days"),
         Verb.EXTEND: ("player", "day"),
         Verb.RESULT: ("result",),

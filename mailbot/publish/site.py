@@ -417,7 +417,7 @@ def _held_orders(session: Session) -> list[HeldOrder]:
 
 def _pending(g: Game, words: PageWords, held: Sequence[HeldOrder]) -> tuple[str, ...]:
     """What waits for the director about ``g``: its open claims, the orders held that
-    name it (``INDEX/N`` as a word of an order line)."""
+    name it (``INDEX/N`` as a word of an order line) or answer the bot's mail about it."""
     tz = ZoneInfo(g.tournament.timezone)
     kinds = words.labels["claim_kind"]
     out = [
@@ -433,7 +433,8 @@ def _pending(g: Game, words: PageWords, held: Sequence[HeldOrder]) -> tuple[str,
     out += [
         words.fill("pending_orders", date=_date(record.local_date(h.created_at, tz)))
         for h in held
-        if any(tag.search(line) for line in h.orders)
+        if (h.answered is not None and h.answered.game_id == g.id)
+        or any(tag.search(line) for line in h.orders)
     ]
     return tuple(out)
 

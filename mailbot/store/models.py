@@ -661,10 +661,15 @@ class HeldOrder(Base):
     outbox_id: Mapped[int | None] = mapped_column(
         ForeignKey("outbox.id", ondelete="SET NULL"), index=True
     )
+    #: The bot's message the orders answered (a claim's packet, a notice about a game):
+    #: confirmed, they take their claim or game from it, as through its order key.
+    answered_id: Mapped[int | None] = mapped_column(ForeignKey("outbox.id", ondelete="SET NULL"))
     status: Mapped[HeldStatus] = mapped_column(EnumText(HeldStatus, 10), default=HeldStatus.HELD)
     created_at: Mapped[datetime.datetime]
     lapses_at: Mapped[datetime.datetime]
     decided_at: Mapped[datetime.datetime | None]
+
+    answered: Mapped[Outbox | None] = relationship(foreign_keys=[answered_id])
 
 
 class OrderKey(Base):

@@ -92,13 +92,16 @@ def hold_order(
     inbound_id: int | None,
     now: datetime.datetime,
     lapses_at: datetime.datetime,
+    answered: Outbox | None = None,
 ) -> HeldOrder:
     """Hold ``orders`` in the name of ``director_email`` until ``lapses_at``; written at
-    once (for its id)."""
+    once (for its id). ``answered`` is the bot's message they answer (a claim's packet,
+    a notice about a game), which they take their claim or game from when confirmed."""
     held = HeldOrder(
         director_email=director_email,
         orders=list(orders),
         inbound_id=inbound_id,
+        answered=answered,
         status=HeldStatus.HELD,
         created_at=now,
         lapses_at=lapses_at,

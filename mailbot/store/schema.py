@@ -23,7 +23,8 @@ from mailbot.store.engine import make_engine
 def migrations_directory() -> Path:
     """The Alembic scripts: ``mailbot/migrations`` when installed, ``migrations/`` in a checkout."""
     here = Path(__file__).resolve().parent
-    candidates = [here / "migrations", here.parent / "migrations"]
+    # installed: mailbot/migrations; a checkout: migrations/ beside mailbot/
+    candidates = [here / "migrations", here.parent / "migrations", here.parents[1] / "migrations"]
     spec = importlib.util.find_spec("mailbot.migrations")
     if spec is not None and spec.submodule_search_locations:
         candidates.extend(Path(p) for p in spec.submodule_search_locations)

@@ -146,6 +146,15 @@ def delete_tournament(session: Session, index: str) -> int:
             f"tournament {index} has {played} moves played: it can no longer be deleted "
             "(withdraw players or record results instead)"
         )
+    # orders held for the director's confirmation that name the event, or answer mail
+    # about its games, would otherwise apply to a new event imported under the same index
+    about = set(session.scalars(select(Outbox.id).where(Outbox.game_id.in_(games))).all())
+    named = re.compile(rf"(?<![\w.-]){re.escape(index)}(?![\w.-]|/\D)")
+    for held in session.scalars(select(HeldOrder).where(HeldOrder.status == "held")).all():
+        if held.director_email == t.director_email and (
+            held.answered_id in about or any(named.search(o) for o in held.orders)
+        ):
+            held.status = HeldStatus.CANCELLED
     pending = session.scalars(
         select(Outbox).where(
             Outbox.status != "sent",
@@ -158,12 +167,6 @@ def delete_tournament(session: Session, index: str) -> int:
     ).all()
     for row in pending:
         session.delete(row)
-    # orders held for the director's confirmation that name the event would otherwise
-    # apply to a new event imported under the same index
-    named = re.compile(rf"(?<![\w.-]){re.escape(index)}(?![\w.-]|/\D)")
-    for held in session.scalars(select(HeldOrder).where(HeldOrder.status == "held")).all():
-        if held.director_email == t.director_email and any(named.search(o) for o in held.orders):
-            held.status = HeldStatus.CANCELLED
     session.delete(t)
     session.flush()
     return len(pending)

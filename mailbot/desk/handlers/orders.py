@@ -5,9 +5,10 @@ them: the receiving server vouched for the From (DMARC), or the message came
 through a live order key, the single-use reply address of a message the bot
 sent to the director alone (:mod:`mailbot.mail.orderkeys`), which it spends. A
 Message-ID proves nothing: every copy and forward of the message carries it.
-Anything else is held, and the director confirms it (``confirm``) or cancels
-it (``reject``) by answering the question the bot sends to the registered
-address, through that question's own key. Orders through a spent key (the
+Anything else is held, with the bot's message it answers, and the director
+confirms it (``confirm``) or cancels it (``reject``) by answering the question
+the bot sends to the registered address, through that question's own key;
+confirmed, it acts on the claim or game of the message it answered. Orders through a spent key (the
 same message sent again, or a forgery that copied the address from a Cc),
 and with DMARC the text of orders carried out before, are held too, and the
 question says when they were carried out. Anyone else's orders are refused.
@@ -15,6 +16,7 @@ question says when they were carried out. Anyone else's orders are refused.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 import re
@@ -61,23 +63,25 @@ def orders(ctx: Context) -> bool:
             if held:
                 _answer_hold(ctx, held, lines)
             else:
-                carry_out(ctx, lines, key)
+                carry_out(ctx, (lines, _answered(ctx, key)))
             return True
     if not lines:
         if key is not None:
             _keep_secret(ctx, key)
         return False
+    answered = _answered(ctx, key)
     if ctx.authenticated:
         before = _carried_out_before(ctx, lines)
         if before is None:
-            carry_out(ctx, lines, key)
+            carry_out(ctx, (lines, answered))
         else:
-            hold(ctx, lines, carried_out=before, same_text=True)
+            hold(ctx, lines, answered, carried_out=before, same_text=True)
         return True
     if key is not None and key.spent_at is not None:
-        hold(ctx, lines, carried_out=key.spent_at, same_text=_same_text(ctx, key))
+        spent = key.spent_at
+        hold(ctx, lines, answered, carried_out=spent, same_text=_same_text(ctx, key))
     else:
-        hold(ctx, lines)
+        hold(ctx, lines, answered)
     return True
 
 
@@ -89,7 +93,9 @@ def _decides(lines: Sequence[str]) -> bool:
 def _answer_hold(ctx: Context, held: Sequence[HeldOrder], lines: Sequence[str]) -> None:
     """The director's answer to the confirmation request: ``confirm`` carries the held
     orders out (with any others in the answer), ``reject`` cancels them; an answer
-    with neither (an out-of-office reply) changes nothing."""
+    with neither (an out-of-office reply) changes nothing. Held orders are carried out
+    as if they had come through the key of the message they answered: they take their
+    claim or game from it."""
     verdicts = [director.order_verb(line) for line in lines]
     rest = [line for line, verb in zip(lines, verdicts, strict=True) if verb not in _ANSWERS]
     tournaments = tuple(t.id for t in ctx.directed)
@@ -104,21 +110,34 @@ def _answer_hold(ctx: Context, held: Sequence[HeldOrder], lines: Sequence[str]) 
     if "confirm" not in verdicts:
         give_reason(ctx.inbound, Phrase("reason.orders-unanswered"))
         return
-    confirmed: list[str] = []
-    lapsed: list[str] = []
+    groups: list[Orders] = []
     for order in held:
         live = order.lapses_at >= ctx.now
         decide_held(order, HeldStatus.CONFIRMED if live else HeldStatus.LAPSED, ctx.now)
-        (confirmed if live else lapsed).extend(order.orders)
-    if lapsed:  # confirmed too late: asked again
-        hold(ctx, lapsed)
-    if confirmed or rest:
-        carry_out(ctx, [*confirmed, *rest])
+        if live:
+            groups.append((order.orders, order.answered))
+        else:  # confirmed too late: asked again
+            hold(ctx, order.orders, order.answered)
+    if rest:
+        groups.append((rest, _answered(ctx, None)))
+    if groups:
+        carry_out(ctx, *groups)
 
 
-def carry_out(ctx: Context, order_lines: Sequence[str], key: OrderKey | None = None) -> None:
-    """Carry out the orders; the director gets what became of each. ``key`` is the order
-    key the message came through, if any: it names the message answered."""
+#: Order lines, and the bot's message they answer (:func:`_answered`), if any.
+Orders = tuple[Sequence[str], Outbox | None]
+
+
+def carry_out(ctx: Context, *groups: Orders) -> None:
+    """Carry out the orders; the director gets what became of each, in one answer. An
+    order that names no claim or game takes its own from the message it answers."""
+    done = [line for lines, answered in groups for line in _done(ctx, lines, answered)]
+    log.info("director %s: %s", ctx.sender, "; ".join(str(line) for line in done))
+    ctx.tell(ev.OrdersDone(tuple(t.id for t in ctx.directed), tuple(done)))
+
+
+def _done(ctx: Context, order_lines: Sequence[str], answered: Outbox | None) -> list[Phrase]:
+    """Carry out the orders that answer ``answered``; what became of each."""
     lines: list[Phrase] = []
     orders: list[director.Order] = []
     for line in order_lines:
@@ -129,25 +148,29 @@ def carry_out(ctx: Context, order_lines: Sequence[str], key: OrderKey | None = N
             continue
         if order is not None:
             orders.append(order)
-    claim = _claim_answered(ctx, key)
+    claim = _claim_of(ctx, answered)
+    game = answered.headers.get("X-Mailbot-Game") if answered is not None else None
     for order in orders:
+        if order.game is None and order.verb in director.GAME_FROM_THREAD and game:
+            order = dataclasses.replace(order, game=game)
         try:
             lines.append(director.carry_out(ctx, ctx.directed, order, claim))
         except director.OrderError as exc:
             lines.append(Phrase("order.not-done", {"verb": order.verb, "error": exc.phrase}))
-    log.info("director %s: %s", ctx.sender, "; ".join(str(line) for line in lines))
-    ctx.tell(ev.OrdersDone(tuple(t.id for t in ctx.directed), tuple(lines)))
+    return lines
 
 
 def hold(
     ctx: Context,
     lines: Sequence[str],
+    answered: Outbox | None = None,
     *,
     carried_out: datetime.datetime | None = None,
     same_text: bool = False,
 ) -> None:
     """Hold orders the bot cannot tell the director wrote; ask the director to confirm.
 
+    ``answered``: the bot's message they answer, kept with them (:func:`_answered`).
     ``carried_out``: when the same orders (``same_text``), or orders through the
     same key, were carried out before; the question says so.
     """
@@ -158,6 +181,7 @@ def hold(
         ctx.inbound.id,
         ctx.now,
         ctx.now + datetime.timedelta(days=HOLD_DAYS),
+        answered,
     )
     give_reason(ctx.inbound, Phrase("reason.orders-held"))
     log.warning(
@@ -282,16 +306,23 @@ def _thread(ctx: Context) -> list[Outbox]:
     )
 
 
-def _claim_answered(ctx: Context, key: OrderKey | None) -> Claim | None:
-    """The claim whose packet the director's message answers: the packet that carried
-    the order key, else one in the message's thread. This only says which claim; what
-    authorises the order is the key or DMARC."""
+def _answered(ctx: Context, key: OrderKey | None) -> Outbox | None:
+    """The bot's message the director's message answers, which its orders take their
+    claim or game from: of the message that carried the order key and those of the
+    thread, newest first, the first about a claim (its packet), else the first about
+    one game. This only says which; what authorises the orders is the key or DMARC
+    (or the director's confirmation, when they were held)."""
     keyed = [key.outbox] if key is not None and key.outbox is not None else []
-    for row in (*keyed, *_thread(ctx)):
-        claim_id = row.headers.get("X-Mailbot-Claim")
-        if claim_id:
-            return ctx.session.get(Claim, int(claim_id))
-    return None
+    rows = (*keyed, *_thread(ctx))
+    claimed = (row for row in rows if row.headers.get("X-Mailbot-Claim"))
+    about_game = (row for row in rows if row.headers.get("X-Mailbot-Game"))
+    return next(claimed, None) or next(about_game, None)
+
+
+def _claim_of(ctx: Context, answered: Outbox | None) -> Claim | None:
+    """The claim whose packet ``answered`` is, if it is one."""
+    claim_id = answered.headers.get("X-Mailbot-Claim") if answered is not None else None
+    return ctx.session.get(Claim, int(claim_id)) if claim_id else None
 
 
 def refuse_others(ctx: Context) -> bool:
