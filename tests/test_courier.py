@@ -166,6 +166,31 @@ def test_if_the_courier_dies_the_pass_sends_what_it_left(
     _check_all_sent_once(fed, smtp_sink, report, twice=MARKS)
 
 
+def test_a_courier_sent_sigterm_marks_what_it_sent_and_nothing_goes_twice(
+    fed: Federation, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """systemd stops a service with SIGTERM to each of its processes: the courier, sent
+    SIGTERM as soon as its first answer arrives, finishes the answer in hand, commits
+    the marks of those it sent and ends; the pass sends the rest, and no answer goes
+    twice."""
+    stopped: list[int | None] = []
+
+    def before(n: int) -> None:
+        if n == 2:
+            couriers = [p for p in multiprocessing.active_children() if p.name == "mailbot-courier"]
+            assert couriers, "no courier for a backlog of three batches"
+            _wait(lambda: len(smtp_sink.messages) >= 1, 60.0)
+            assert couriers[0].pid is not None
+            os.kill(couriers[0].pid, signal.SIGTERM)
+            couriers[0].join(10)
+            stopped.append(couriers[0].exitcode)
+
+    _on_batch(monkeypatch, before)
+    report = fed.poll(FIRST + datetime.timedelta(hours=3)).line()
+    _check_all_sent_once(fed, smtp_sink, report, twice=0)
+    assert stopped == [0], f"the courier ended with {stopped}"
+
+
 def test_a_batch_in_hand_does_not_hold_up_the_answers_of_the_one_before(
     fed: Federation, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -517,7 +517,10 @@ def test_sigterm_in_the_middle_of_a_backlog(
 ) -> None:
     """150 moves wait; SIGTERM 1 s after the daemon starts (once it handles mail)
     stops it with 0 within 5 s, mid-backlog, without reading the rest of the
-    inbox; a second run finishes the backlog with every move applied once."""
+    inbox: the messages handled before the stop are filed in the done folder,
+    the rest wait in the inbox. A second run finishes the backlog with every
+    move applied once, reads no message as one handled before (a duplicate)
+    and sends every reply exactly once."""
     backlog = _backlog(games=15)
     fed = Federation(store_url, imap_account, smtp_sink, backlog.start_list, tmp_path)
     try:
@@ -533,13 +536,20 @@ def test_sigterm_in_the_middle_of_a_backlog(
         assert stopped_at < len(backlog.letters), (
             f"after SIGTERM (with {handled} handled) the daemon read the whole inbox"
         )
+        filed, waiting = fed.in_folder("Processed"), fed.pending_in_inbox()
+        assert (filed, waiting) == (stopped_at, len(backlog.letters) - stopped_at), (
+            f"{stopped_at} handled before the stop; {filed} filed, {waiting} in the inbox"
+        )
 
         second = daemons.start(config)
         took = within(second, lambda: _finished(fed, backlog), 90, "the backlog finished")
         stop = _stop(second)
         duplicates = _check_backlog(fed, smtp_sink, backlog)
+        read = [line for line in second.output().splitlines() if "mailbot.daemon: read " in line]
     finally:
         fed.close()
+    assert not [line for line in read if "duplicate" in line], read
+    assert duplicates == 0, f"{duplicates} replies sent twice"
     print(
         f"SIGTERM mid-backlog ({handled} of {len(backlog.letters)} handled, {sent} sent): "
         f"exit 0 after {seconds:.2f} s with {stopped_at} handled; "
