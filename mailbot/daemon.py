@@ -7,8 +7,12 @@ sends each batch's answers while the desk reads the next. The daemon repeats
 passes, waiting with IMAP IDLE in between (re-issued every few minutes), and
 never exits on its own: when the IMAP server, the database or the SMTP server
 goes away it logs one line, waits with back-off and goes on. SIGTERM stops it
-within seconds, even in the middle of a backlog or while SMTP hangs: the
-message in hand is finished or rolled back, the rest waits for the next start.
+within seconds, even in the middle of a backlog or while SMTP hangs: the batch
+in hand is committed and filed and the mail in hand finished and marked sent,
+so a restart reads and sends nothing twice; work a server keeps from finishing
+within :data:`FORCE_STOP_AFTER` seconds ends as after a crash (rolled back; a
+mail sent again is the same message, with the same Message-ID). The rest waits
+for the next start.
 
 An OAuth2 refresh token the provider refused (revoked, expired) is such an
 outage too: one line says what, for which account, and the command that fixes
@@ -521,21 +525,21 @@ class Daemon:
         mail the server has taken is marked sent, in the same hold as the hand-over, and
         the marks are committed before the daemon ends (or, past :data:`FORCE_STOP_AFTER`,
         rolled back as after a crash: the mail goes again with the same Message-ID)."""
-        try:
-            with self._hold():
+        with self._hold():
+            try:
                 delivery = deliver(
                     self.config, self.sessions, self.postman, wall_clock(), self._is_stopping
                 )
-        except Exception as exc:
-            fault = diagnose(self.sessions, exc)
-            if fault is not None:
-                raise StoreUnavailable(fault) from exc
-            log.error("outbox: %s: %s", type(exc).__name__, exc)
-            log.debug("the failure in full", exc_info=True)
-            return
-        self._count(delivery)
-        if delivery.sent or delivery.deferred or delivery.failed:
-            log.info("outbox: %s", delivery.line())
+            except Exception as exc:
+                fault = diagnose(self.sessions, exc)
+                if fault is not None:
+                    raise StoreUnavailable(fault) from exc
+                log.error("outbox: %s: %s", type(exc).__name__, exc)
+                log.debug("the failure in full", exc_info=True)
+                return
+            self._count(delivery)
+            if delivery.sent or delivery.deferred or delivery.failed:
+                log.info("outbox: %s", delivery.line())
 
     def _count(self, delivery: Delivery) -> None:
         if self.metrics is not None and delivery.deferred:

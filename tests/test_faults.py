@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import chess
+import pytest
 from faults import (  # noqa: F401 (fixtures)
     DaemonProcess,
     Daemons,
@@ -508,27 +509,41 @@ def test_backlog_survives_twenty_sigkills_of_the_daemon(
 # e. SIGTERM mid-backlog ----------------------------------------------------------------------
 
 
+def _in_hand(fed: Federation) -> int:
+    """Messages recorded and not yet handled: the batch the desk has in hand."""
+    with fed.sessions() as session:
+        query = select(func.count()).select_from(InboundMessage)
+        return int(session.scalar(query.where(InboundMessage.status == "new")) or 0)
+
+
+@pytest.mark.parametrize("moment", ["a-second-after-the-start", "the-second-batch-in-hand"])
 def test_sigterm_in_the_middle_of_a_backlog(
+    moment: str,
     store_url: str,
     imap_account: ImapAccount,
     smtp_sink: SmtpSink,
     daemons: Daemons,  # noqa: F811
     tmp_path: Path,
 ) -> None:
-    """150 moves wait; SIGTERM 1 s after the daemon starts (once it handles mail)
-    stops it with 0 within 5 s, mid-backlog, without reading the rest of the
-    inbox: the messages handled before the stop are filed in the done folder,
-    the rest wait in the inbox. A second run finishes the backlog with every
-    move applied once, reads no message as one handled before (a duplicate)
-    and sends every reply exactly once."""
+    """150 moves wait; SIGTERM 1 s after the daemon starts (once it handles mail), or
+    while the desk has the second batch in hand and the courier sends the first's
+    answers, stops it with 0 within 5 s, mid-backlog, without reading the rest of
+    the inbox: the messages handled before the stop are filed in the done folder,
+    the rest wait in the inbox. A second run finishes the backlog with every move
+    applied once, reads no message as one handled before (a duplicate) and sends
+    every reply exactly once."""
     backlog = _backlog(games=15)
     fed = Federation(store_url, imap_account, smtp_sink, backlog.start_list, tmp_path)
     try:
         _deliver(fed, _arrivals(backlog.letters))
         config = write_daemon_config(tmp_path / "daemon.yaml", fed.mapping)
         daemon = daemons.start(config)
-        within(daemon, lambda: _progress(fed)[0] > 0, 30, "the first message handled")
-        time.sleep(max(0.0, daemon.started + 1.0 - time.monotonic()))
+        if moment == "the-second-batch-in-hand":
+            in_hand = lambda: _progress(fed)[0] >= 50 and _in_hand(fed) > 0  # noqa: E731
+            within(daemon, in_hand, 60, "the second batch in hand")
+        else:
+            within(daemon, lambda: _progress(fed)[0] > 0, 30, "the first message handled")
+            time.sleep(max(0.0, daemon.started + 1.0 - time.monotonic()))
         handled, sent = _progress(fed)
         assert handled < len(backlog.letters), "the backlog was done before the SIGTERM came"
         seconds = _stop(daemon)

@@ -337,7 +337,10 @@ def deliver_due(
     Message-ID; a row another worker holds is skipped (``SKIP LOCKED``), so
     two workers never send the same row. When the server cannot be reached,
     the pass ends and the other rows wait for the next one; while the postman
-    pauses after such a failure, nothing is tried.
+    pauses after such a failure, nothing is tried. ``stopping()`` is asked
+    before each row: once it says so, the row in hand has been finished and
+    marked, the marks are committed and the pass ends, so a stop that waits
+    for this call sends nothing twice.
     """
     total = Delivery()
     after = 0
