@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import copy
 import dataclasses
+import datetime
 import itertools
 import os
 import pwd
@@ -424,6 +425,32 @@ def private_dovecot() -> Iterator[PrivateDovecot]:
 
 
 # the daemon as a process ------------------------------------------------------
+
+
+def event_dates() -> tuple[datetime.date, datetime.date]:
+    """A tournament that began a week ago and runs for a year, whenever the tests run
+    (the daemon runs on the real date)."""
+    today = datetime.datetime.now(datetime.UTC).date()
+    return today - datetime.timedelta(days=7), today + datetime.timedelta(days=365)
+
+
+def duel(index: str, name: str, white: str, black: str, director: str) -> str:
+    """The start list of one game between ``white`` and ``black``, on :func:`event_dates`."""
+    start, end = event_dates()
+    return f"""
+index: {index}
+name: {name}
+profile: bg-email
+start: {start.isoformat()}
+end: {end.isoformat()}
+language: en
+notation: en
+director: {{name: Tom Director, email: {director}}}
+players:
+  - {{id: white, name: Walter White, email: {white}}}
+  - {{id: black, name: Bella Black, email: {black}}}
+games: [{{white: white, black: black}}]
+"""
 
 
 def daemon_mapping(base: Mapping[str, Any], **sections: Mapping[str, object]) -> dict[str, Any]:

@@ -28,6 +28,8 @@ from faults import (  # noqa: F401 (fixtures)
     PrivateDovecot,
     PrivatePostgres,
     daemons,
+    duel,
+    event_dates,
     hung_smtp,
     private_dovecot,
     private_postgres,
@@ -49,29 +51,9 @@ WHITE, BLACK = "white@example.org", "black@example.org"
 STOP_SECONDS = 5.0
 
 
-def _dates() -> tuple[datetime.date, datetime.date]:
-    """A tournament that began a week ago and runs for a year, whenever the tests run."""
-    today = datetime.datetime.now(UTC).date()
-    return today - datetime.timedelta(days=7), today + datetime.timedelta(days=365)
-
-
 def _duel() -> str:
     """A start list of one game between White and Black."""
-    start, end = _dates()
-    return f"""
-index: FLT-1
-name: Fault test
-profile: bg-email
-start: {start.isoformat()}
-end: {end.isoformat()}
-language: en
-notation: en
-director: {{name: Tom Director, email: {TD}}}
-players:
-  - {{id: white, name: Walter White, email: {WHITE}}}
-  - {{id: black, name: Bella Black, email: {BLACK}}}
-games: [{{white: white, black: black}}]
-"""
+    return duel("FLT-1", "Fault test", WHITE, BLACK, TD)
 
 
 def _now() -> datetime.datetime:
@@ -358,7 +340,7 @@ def _backlog(games: int, plies: int = 10, seed: int = 20261130) -> Backlog:
             body = f"{board.fullmove_number}{dots} {board.lan(move)}\n\n-- \nPlayer {mover}\n"
             board.push(move)
             letters.append(Letter(n, ply + 1, move.uci(), email[mover], email[opponent], body))
-    start, end = _dates()
+    start, end = event_dates()
     start_list = "\n".join(
         [
             "index: FLT-2",

@@ -12,6 +12,7 @@ invariant 4). Each test prints one line with what it measured (run with
 from __future__ import annotations
 
 import collections
+import dataclasses
 import datetime
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from faults import (  # noqa: F401 (fixtures)
     Daemons,
     SlowSmtp,
     daemons,
+    duel,
     sigterm_and_time,
     slow_smtp,
     within,
@@ -42,23 +44,8 @@ HOLD = 2.0
 
 
 def _duel() -> str:
-    """One game between White and Black, begun a week ago, ending a year on."""
-    today = datetime.datetime.now(UTC).date()
-    start, end = today - datetime.timedelta(days=7), today + datetime.timedelta(days=365)
-    return f"""
-index: STP-1
-name: Stop test
-profile: bg-email
-start: {start.isoformat()}
-end: {end.isoformat()}
-language: en
-notation: en
-director: {{name: Tom Director, email: {TD}}}
-players:
-  - {{id: white, name: Walter White, email: {WHITE}}}
-  - {{id: black, name: Bella Black, email: {BLACK}}}
-games: [{{white: white, black: black}}]
-"""
+    """One game between White and Black."""
+    return duel("STP-1", "Stop test", WHITE, BLACK, TD)
 
 
 def _outbox(fed: Federation) -> list[tuple[str, str]]:
@@ -95,6 +82,52 @@ POINTS = {
 }
 
 
+@dataclasses.dataclass(frozen=True)
+class Stopped:
+    """What a stop in the middle of a send left, and what the restart then sent."""
+
+    #: How long SIGTERM took to end the first run, and what that run wrote.
+    seconds: float
+    output: str
+    #: The messages the server had taken, and the 250s it had begun to answer, then.
+    taken: int
+    answered: int
+    #: (Message-ID, status) of every outbox row once the restart has sent them all.
+    rows: list[tuple[str, str]]
+
+
+def _stop_and_restart(
+    server: SlowSmtp,
+    at: tuple[str, int, float],
+    store_url: str,
+    imap_account: ImapAccount,
+    daemons: Daemons,  # noqa: F811
+    tmp_path: Path,
+) -> Stopped:
+    """White's move causes two replies; SIGTERM ``at`` (the n-th step of the server,
+    then seconds) must end the daemon with 0 within 5 s; a restart sends what is left
+    and is stopped once every row is sent."""
+    step, nth, after = at
+    fed = Federation(store_url, imap_account, server, _duel(), tmp_path)  # type: ignore[arg-type]
+    try:
+        config = write_daemon_config(tmp_path / "daemon.yaml", fed.mapping)
+        fed.write(WHITE, "1. e2-e4", datetime.datetime.now(UTC), subject="[STP-1/1] move")
+        first = daemons.start(config)
+        assert server.wait_for_step(step, nth), f"no {step} {nth}:\n{first.tail()}"
+        time.sleep(after)
+        code, seconds = sigterm_and_time(first)
+        assert code == 0 and seconds < 5, f"exit {code} after {seconds:.1f} s:\n{first.tail()}"
+        taken, answered = len(server.messages), server.steps.count("answered")
+
+        second = daemons.start(config)
+        within(second, lambda: _started(second) and _all_sent(fed), 45, "every reply sent")
+        code, _ = sigterm_and_time(second)
+        assert code == 0, second.tail()
+        return Stopped(seconds, first.output(), taken, answered, _outbox(fed))
+    finally:
+        fed.close()
+
+
 @pytest.mark.parametrize("point", list(POINTS))
 def test_a_stop_in_the_middle_of_a_send_sends_no_message_twice(
     point: str,
@@ -107,37 +140,20 @@ def test_a_stop_in_the_middle_of_a_send_sends_no_message_twice(
     stop before DATA, every MAIL FROM for 0.5 s and every 250 for 1 s). SIGTERM at
     the point stops the daemon with 0 within 5 s; a restart sends what is left; the
     server has taken each reply exactly once, by Message-ID."""
-    step, nth, after = POINTS[point]
-    holds = {"mail": 0.5, "data": HOLD / 2} if step == "mail" else {"data": HOLD}
+    at = POINTS[point]
+    holds = {"mail": 0.5, "data": HOLD / 2} if at[0] == "mail" else {"data": HOLD}
     with slow_smtp(**holds) as server:
-        fed = Federation(store_url, imap_account, server, _duel(), tmp_path)  # type: ignore[arg-type]
-        try:
-            config = write_daemon_config(tmp_path / "daemon.yaml", fed.mapping)
-            fed.write(WHITE, "1. e2-e4", datetime.datetime.now(UTC), subject="[STP-1/1] move")
-            first = daemons.start(config)
-            assert server.wait_for_step(step, nth), f"no {step} {nth}:\n{first.tail()}"
-            time.sleep(after)
-            code, seconds = sigterm_and_time(first)
-            assert code == 0 and seconds < 5, f"exit {code} after {seconds:.1f} s:\n{first.tail()}"
-            taken = len(server.messages)
-
-            second = daemons.start(config)
-            within(second, lambda: _started(second) and _all_sent(fed), 30, "every reply sent")
-            code, _ = sigterm_and_time(second)
-            assert code == 0, second.tail()
-            rows = _outbox(fed)
-        finally:
-            fed.close()
+        stopped = _stop_and_restart(server, at, store_url, imap_account, daemons, tmp_path)
     copies = _copies(server)
-    assert sorted(copies) == sorted(message_id for message_id, _ in rows)
+    assert sorted(copies) == sorted(message_id for message_id, _ in stopped.rows)
     assert {(m.message["X-Mailbot-Event"], m.recipients) for m in server.messages} == {
         ("move", (BLACK,)),
         ("move-accepted", (WHITE,)),
     }
     assert copies == dict.fromkeys(copies, 1), f"sent twice: {copies}"
     print(
-        f"SIGTERM {point}: exit 0 after {seconds:.2f} s with {taken} of {len(rows)} "
-        f"replies taken; after the restart every reply was taken once"
+        f"SIGTERM {point}: exit 0 after {stopped.seconds:.2f} s with {stopped.taken} of "
+        f"{len(stopped.rows)} replies taken; after the restart every reply was taken once"
     )
 
 
@@ -153,31 +169,15 @@ def test_a_server_that_holds_its_answer_past_the_grace_period_ends_the_daemon_as
     Message-ID for each reply)."""
     hold = FORCE_STOP_AFTER + 1.5
     with slow_smtp(data=hold) as server:
-        fed = Federation(store_url, imap_account, server, _duel(), tmp_path)  # type: ignore[arg-type]
-        try:
-            config = write_daemon_config(tmp_path / "daemon.yaml", fed.mapping)
-            fed.write(WHITE, "1. e2-e4", datetime.datetime.now(UTC), subject="[STP-1/1] move")
-            first = daemons.start(config)
-            assert server.wait_for_step("data", 2), f"no second reply:\n{first.tail()}"
-            time.sleep(0.5)
-            code, seconds = sigterm_and_time(first)
-            assert code == 0 and FORCE_STOP_AFTER <= seconds < 5, (
-                f"exit {code} after {seconds:.1f} s:\n{first.tail()}"
-            )
-            assert "did not end within 3 s" in first.output()
-            assert server.steps.count("answered") < 2  # ended before the held answer
-
-            second = daemons.start(config)
-            within(second, lambda: _started(second) and _all_sent(fed), 45, "every reply sent")
-            code, _ = sigterm_and_time(second)
-            assert code == 0, second.tail()
-            rows = _outbox(fed)
-        finally:
-            fed.close()
+        at = ("data", 2, 0.5)
+        stopped = _stop_and_restart(server, at, store_url, imap_account, daemons, tmp_path)
+    assert stopped.seconds >= FORCE_STOP_AFTER, stopped.output
+    assert "did not end within 3 s" in stopped.output
+    assert stopped.answered < 2  # it ended before the held answer
     copies = _copies(server)
-    assert sorted(copies) == sorted(message_id for message_id, _ in rows)
-    assert len(rows) == 2 and all(n <= 2 for n in copies.values()), copies
+    assert sorted(copies) == sorted(message_id for message_id, _ in stopped.rows)
+    assert len(stopped.rows) == 2 and all(n <= 2 for n in copies.values()), copies
     print(
-        f"a 250 held {hold:.1f} s: SIGTERM ended the daemon after {seconds:.2f} s; "
+        f"a 250 held {hold:.1f} s: SIGTERM ended the daemon after {stopped.seconds:.2f} s; "
         f"copies taken by Message-ID: {sorted(copies.values())}"
     )
