@@ -166,7 +166,7 @@ def test_a_server_that_holds_its_answer_past_the_grace_period_ends_the_daemon_as
     """The server holds every 250 for 4.5 s; SIGTERM while it holds the second: the
     daemon ends once the grace period is over, before the answer; after a restart
     every reply has been taken, a reply taken twice as the same message (one
-    Message-ID for each reply)."""
+    Message-ID and one return path for each reply)."""
     hold = FORCE_STOP_AFTER + 1.5
     with slow_smtp(data=hold) as server:
         at = ("data", 2, 0.5)
@@ -177,6 +177,9 @@ def test_a_server_that_holds_its_answer_past_the_grace_period_ends_the_daemon_as
     copies = _copies(server)
     assert sorted(copies) == sorted(message_id for message_id, _ in stopped.rows)
     assert len(stopped.rows) == 2 and all(n <= 2 for n in copies.values()), copies
+    # the same return path too, so a delivery report about either copy names the row
+    paths = {(str(m.message["Message-ID"]), m.envelope_from) for m in server.messages}
+    assert len(paths) == len(copies), paths
     print(
         f"a 250 held {hold:.1f} s: SIGTERM ended the daemon after {stopped.seconds:.2f} s; "
         f"copies taken by Message-ID: {sorted(copies.values())}"
