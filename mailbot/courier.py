@@ -23,8 +23,8 @@ signal (SIGTERM, which systemd sends to every process of the service) does
 the same: the message in hand is finished and marked sent, the marks are
 committed, and the courier ends; a server that keeps the message in hand
 from finishing within :data:`GRACE` seconds ends it as a crash would (the
-marks not committed are rolled back, and those messages go again, each with
-its own Message-ID as before).
+marks not committed are rolled back, and those messages go again, each the
+same message as before: the same Message-ID and return path).
 """
 
 from __future__ import annotations

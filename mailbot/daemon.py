@@ -11,8 +11,8 @@ within seconds, even in the middle of a backlog or while SMTP hangs: the batch
 in hand is committed and filed and the mail in hand finished and marked sent,
 so a restart reads and sends nothing twice; work a server keeps from finishing
 within :data:`FORCE_STOP_AFTER` seconds ends as after a crash (rolled back; a
-mail sent again is the same message, with the same Message-ID). The rest waits
-for the next start.
+mail sent again is the same message, with the same Message-ID and return path).
+The rest waits for the next start.
 
 An OAuth2 refresh token the provider refused (revoked, expired) is such an
 outage too: one line says what, for which account, and the command that fixes
@@ -524,7 +524,7 @@ class Daemon:
         """Send what the outbox has due. A stop signal waits for the message in hand: a
         mail the server has taken is marked sent, in the same hold as the hand-over, and
         the marks are committed before the daemon ends (or, past :data:`FORCE_STOP_AFTER`,
-        rolled back as after a crash: the mail goes again with the same Message-ID)."""
+        rolled back as after a crash: the mail goes again as the same message)."""
         with self._hold():
             try:
                 delivery = deliver(
