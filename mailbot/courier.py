@@ -18,7 +18,13 @@ on a database another process can open (not SQLite in memory):
 True
 
 If the pass dies, the courier sees its pipe close and stops after the
-message in hand; if the courier dies, the pass sends what it left.
+message in hand; if the courier dies, the pass sends what it left. A stop
+signal (SIGTERM, which systemd sends to every process of the service) does
+the same: the message in hand is finished and marked sent, the marks are
+committed, and the courier ends; a server that keeps the message in hand
+from finishing within :data:`GRACE` seconds ends it as a crash would (the
+marks not committed are rolled back, and those messages go again, each the
+same message as before: the same Message-ID and return path).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import dataclasses
 import datetime
 import logging
 import multiprocessing
+import os
 import signal
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -47,6 +54,8 @@ log = logging.getLogger(__name__)
 
 #: How long an idle courier waits for the next batch before it looks at the outbox again.
 IDLE = 0.05
+#: Told to stop, the courier ends within this many seconds, cleanly if it can.
+GRACE = 3.0
 
 
 def deliver(
@@ -128,11 +137,15 @@ class Courier:
         return delivered
 
     def abandon(self) -> None:
-        """Stop the courier after the message in hand, sending nothing more (a stop signal)."""
-        self.conn.close()  # it sees the pipe close, as when the pass dies
-        self.process.join(2.0)
+        """Stop the courier after the message in hand, sending nothing more (a stop signal).
+
+        It sees the pipe close, as when the pass dies, and ends within :data:`GRACE`
+        seconds; one that does not is killed.
+        """
+        self.conn.close()
+        self.process.join(GRACE + 1.0)
         if self.process.is_alive():
-            self.process.terminate()
+            self.process.kill()
             self.process.join(1.0)
 
     def _say(self, what: str, now: datetime.datetime) -> None:
@@ -142,23 +155,40 @@ class Courier:
 
 @dataclasses.dataclass
 class _Heard:
-    """What the pass has said so far."""
+    """What the pass has said so far, and whether to stop after the message in hand
+    (the pass is gone, or a stop signal came)."""
 
     now: datetime.datetime
     done: bool = False
     gone: bool = False
 
+    def stop(self, *_signal: object) -> None:
+        """Stop after the message in hand, and within :data:`GRACE` seconds in any case."""
+        if not self.gone:
+            self.gone = True
+            signal.setitimer(signal.ITIMER_REAL, GRACE)
+
+
+def _crash(signum: int, frame: object) -> None:
+    """The message in hand did not end within :data:`GRACE` seconds: end at once; what
+    is not committed is rolled back by the database, as after a crash."""
+    log.warning("courier: stopping at once: the message in hand did not end within %.0f s", GRACE)
+    os._exit(0)
+
 
 def _run(config: Config, url: str, now: datetime.datetime, conn: Connection, level: int) -> None:
     """The courier's process: send, wait for the next batch, send, until told to finish."""
+    heard = _Heard(now)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the pass, which decides
+    # a stop signal never cuts a send short: the message in hand is finished and marked
+    signal.signal(signal.SIGTERM, heard.stop)
+    signal.signal(signal.SIGALRM, _crash)
     # the same place and form as the pass's own lines (a log file, JSON)
     logging.getLogger().addHandler(child_handler(config.log_file, config.log_format))
     set_level(level)
     engine = make_engine(url)
     sessions = session_factory(engine)
     postman = Postman(config.smtp)
-    heard = _Heard(now)
 
     def hear(wait: float) -> bool:
         """Read what the pass said (waiting up to ``wait`` s); True once it is gone."""
@@ -168,7 +198,7 @@ def _run(config: Config, url: str, now: datetime.datetime, conn: Connection, lev
                 heard.done = heard.done or what == "done"
                 wait = 0.0
         except (EOFError, OSError):
-            heard.gone = True
+            heard.stop()
         return heard.gone
 
     total = Delivery()

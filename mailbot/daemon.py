@@ -7,8 +7,12 @@ sends each batch's answers while the desk reads the next. The daemon repeats
 passes, waiting with IMAP IDLE in between (re-issued every few minutes), and
 never exits on its own: when the IMAP server, the database or the SMTP server
 goes away it logs one line, waits with back-off and goes on. SIGTERM stops it
-within seconds, even in the middle of a backlog or while SMTP hangs: the
-message in hand is finished or rolled back, the rest waits for the next start.
+within seconds, even in the middle of a backlog or while SMTP hangs: the batch
+in hand is committed and filed and the mail in hand finished and marked sent,
+so a restart reads and sends nothing twice; work a server keeps from finishing
+within :data:`FORCE_STOP_AFTER` seconds ends as after a crash (rolled back; a
+mail sent again is the same message, with the same Message-ID and return path).
+The rest waits for the next start.
 
 An OAuth2 refresh token the provider refused (revoked, expired) is such an
 outage too: one line says what, for which account, and the command that fixes
@@ -29,7 +33,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from types import FrameType
 from zoneinfo import ZoneInfo
@@ -41,7 +45,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.compose.notices import Renderer
 from mailbot.config import Config
-from mailbot.courier import Courier, deliver, shareable
+from mailbot.courier import GRACE, Courier, deliver, shareable
 from mailbot.desk.pipeline import Desk, Outcome, Policy
 from mailbot.health import POLL, SWEEP, beat
 from mailbot.mail.inbox import Fetched, Mailbox, MailboxError, OAuthRefused
@@ -60,8 +64,9 @@ Clock = Callable[[], datetime.datetime]
 
 #: The longest wait between two attempts to reach a server that is down.
 MAX_BACKOFF = 300.0
-#: After a stop signal the daemon ends within this many seconds, cleanly if it can.
-FORCE_STOP_AFTER = 3.0
+#: After a stop signal the daemon ends within this many seconds, cleanly if it can
+#: (as long as a courier takes to end: :data:`mailbot.courier.GRACE`).
+FORCE_STOP_AFTER = GRACE
 
 
 def wall_clock() -> datetime.datetime:
@@ -119,8 +124,9 @@ def read_mailbox(
     a crash before the commit leaves them all waiting in the inbox, one
     after it leaves them recorded, and the next pass files them as
     duplicates. Once ``stopping()`` says so, the desk commits what it has
-    handled of the batch and the rest waits in the inbox. ``guard`` wraps
-    the desk's work on each batch (the daemon holds its stop signal there).
+    handled of the batch, those are filed, and the rest waits in the inbox.
+    ``guard`` wraps the desk's work on each batch and its filing (the daemon
+    holds its stop signal there, so a stop never comes between the two).
     ``uids`` are the messages waiting, if the caller asked already;
     ``after_batch`` is called once each batch is committed and filed.
     """
@@ -128,17 +134,14 @@ def read_mailbox(
     waiting: list[Fetched] = []
 
     def handle() -> None:
-        if guard is None:
+        with nullcontext() if guard is None else guard():
             outcomes = desk.receive_all(waiting, now(), stopping)
-        else:
-            with guard():
-                outcomes = desk.receive_all(waiting, now(), stopping)
-        counts.update(outcome.value for outcome in outcomes)
-        handled = list(zip(waiting, outcomes, strict=False))  # a stop may cut the batch short
-        mailbox.file_quarantine(*(f.uid for f, o in handled if o is Outcome.QUARANTINED))
-        mailbox.file_done(
-            *(f.uid for f, o in handled if o not in (Outcome.QUARANTINED, Outcome.FAILED))
-        )
+            counts.update(outcome.value for outcome in outcomes)
+            handled = list(zip(waiting, outcomes, strict=False))  # a stop may cut it short
+            mailbox.file_quarantine(*(f.uid for f, o in handled if o is Outcome.QUARANTINED))
+            mailbox.file_done(
+                *(f.uid for f, o in handled if o not in (Outcome.QUARANTINED, Outcome.FAILED))
+            )
         waiting.clear()
         if after_batch is not None:
             after_batch()
@@ -518,20 +521,25 @@ class Daemon:
             return False
 
     def _deliver(self) -> None:
-        try:
-            delivery = deliver(
-                self.config, self.sessions, self.postman, wall_clock(), self._is_stopping
-            )
-        except Exception as exc:
-            fault = diagnose(self.sessions, exc)
-            if fault is not None:
-                raise StoreUnavailable(fault) from exc
-            log.error("outbox: %s: %s", type(exc).__name__, exc)
-            log.debug("the failure in full", exc_info=True)
-            return
-        self._count(delivery)
-        if delivery.sent or delivery.deferred or delivery.failed:
-            log.info("outbox: %s", delivery.line())
+        """Send what the outbox has due. A stop signal waits for the message in hand: a
+        mail the server has taken is marked sent, in the same hold as the hand-over, and
+        the marks are committed before the daemon ends (or, past :data:`FORCE_STOP_AFTER`,
+        rolled back as after a crash: the mail goes again as the same message)."""
+        with self._hold():
+            try:
+                delivery = deliver(
+                    self.config, self.sessions, self.postman, wall_clock(), self._is_stopping
+                )
+            except Exception as exc:
+                fault = diagnose(self.sessions, exc)
+                if fault is not None:
+                    raise StoreUnavailable(fault) from exc
+                log.error("outbox: %s: %s", type(exc).__name__, exc)
+                log.debug("the failure in full", exc_info=True)
+                return
+            self._count(delivery)
+            if delivery.sent or delivery.deferred or delivery.failed:
+                log.info("outbox: %s", delivery.line())
 
     def _count(self, delivery: Delivery) -> None:
         if self.metrics is not None and delivery.deferred:

@@ -5,6 +5,8 @@
   server), fixture ``private_postgres``;
 - :class:`HungSmtp`: a TCP listener that accepts connections and never greets,
   fixture ``hung_smtp``;
+- :class:`SlowSmtp`: an aiosmtpd listener that holds its answers to MAIL FROM
+  and to the end of DATA, with the moment each began and ended;
 - :class:`FrozenProxy`: a TCP relay that can be frozen, for a database that
   stops answering;
 - :class:`PrivateDovecot`: a Dovecot of its own that can be restarted on the
@@ -19,9 +21,11 @@ Without the PostgreSQL or Dovecot binaries the tests that need them fail when
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import copy
 import dataclasses
+import datetime
 import itertools
 import os
 import pwd
@@ -42,7 +46,7 @@ from typing import Any, NoReturn, cast
 import pytest
 import yaml
 from harness import login
-from mailservers import Dovecot, ImapAccount, free_port
+from mailservers import Dovecot, ImapAccount, SmtpSink, free_port
 
 #: ``imap.timeout`` and ``smtp.timeout`` of the daemon under test (seconds).
 DAEMON_TIMEOUT = 5
@@ -265,6 +269,60 @@ def hung_smtp() -> Iterator[HungSmtp]:
         server.close()
 
 
+class SlowSmtp(SmtpSink):
+    """An aiosmtpd listener that takes its time: it holds its answer to MAIL FROM
+    ``mail`` seconds and its 250 after the data ``data`` seconds.
+
+    A message is kept as soon as its data has come, before the held 250, as
+    a real server has it then (and delivers it even when the client leaves
+    before the answer). :meth:`wait_for_step` waits for the n-th ``mail``
+    (MAIL FROM came), ``data`` (the data came) or ``answered`` (the 250 is
+    being written), counted from the start.
+    """
+
+    def __init__(self, *, mail: float = 0.0, data: float = 0.0) -> None:
+        super().__init__()
+        self.hold_mail, self.hold_data = mail, data
+        self.steps: list[str] = []
+
+    def _step(self, what: str) -> None:
+        with self._arrived:
+            self.steps.append(what)
+            self._arrived.notify_all()
+
+    def wait_for_step(self, what: str, nth: int, seconds: float = 30.0) -> bool:
+        """Whether the ``nth`` step ``what`` (1 for the first) came within ``seconds``."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: self.steps.count(what) >= nth, seconds)
+
+    async def handle_MAIL(
+        self, server: object, session: object, envelope: Any, address: str, options: list[str]
+    ) -> str:
+        self._step("mail")
+        await asyncio.sleep(self.hold_mail)
+        envelope.mail_from = address
+        envelope.mail_options.extend(options)
+        return "250 OK"
+
+    async def handle_DATA(self, server: object, session: object, envelope: Any) -> str:
+        answer = await super().handle_DATA(server, session, envelope)
+        self._step("data")
+        await asyncio.sleep(self.hold_data)
+        self._step("answered")
+        return answer
+
+
+@contextlib.contextmanager
+def slow_smtp(*, mail: float = 0.0, data: float = 0.0) -> Iterator[SlowSmtp]:
+    """A started :class:`SlowSmtp`, stopped afterwards."""
+    server = SlowSmtp(mail=mail, data=data)
+    server.controller.start()
+    try:
+        yield server
+    finally:
+        server.controller.stop()
+
+
 # Dovecot that restarts -------------------------------------------------------
 
 
@@ -367,6 +425,32 @@ def private_dovecot() -> Iterator[PrivateDovecot]:
 
 
 # the daemon as a process ------------------------------------------------------
+
+
+def event_dates() -> tuple[datetime.date, datetime.date]:
+    """A tournament that began a week ago and runs for a year, whenever the tests run
+    (the daemon runs on the real date)."""
+    today = datetime.datetime.now(datetime.UTC).date()
+    return today - datetime.timedelta(days=7), today + datetime.timedelta(days=365)
+
+
+def duel(index: str, name: str, white: str, black: str, director: str) -> str:
+    """The start list of one game between ``white`` and ``black``, on :func:`event_dates`."""
+    start, end = event_dates()
+    return f"""
+index: {index}
+name: {name}
+profile: bg-email
+start: {start.isoformat()}
+end: {end.isoformat()}
+language: en
+notation: en
+director: {{name: Tom Director, email: {director}}}
+players:
+  - {{id: white, name: Walter White, email: {white}}}
+  - {{id: black, name: Bella Black, email: {black}}}
+games: [{{white: white, black: black}}]
+"""
 
 
 def daemon_mapping(base: Mapping[str, Any], **sections: Mapping[str, object]) -> dict[str, Any]:

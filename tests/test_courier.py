@@ -142,28 +142,50 @@ def test_a_backlogs_answers_go_out_while_it_is_read(
     assert "sent=240" in report, report
 
 
+def _signal_the_courier(
+    monkeypatch: pytest.MonkeyPatch, sink: SmtpSink, signum: signal.Signals
+) -> list[int | None]:
+    """As the desk takes its second batch, once the courier's first answer has arrived,
+    send the courier ``signum`` and wait for it to end; the list gets its exit code."""
+    ended: list[int | None] = []
+
+    def before(n: int) -> None:
+        if n == 2:
+            couriers = [p for p in multiprocessing.active_children() if p.name == "mailbot-courier"]
+            assert couriers, "no courier for a backlog of three batches"
+            _wait(lambda: len(sink.messages) >= 1, 60.0)
+            assert couriers[0].pid is not None
+            os.kill(couriers[0].pid, signum)
+            couriers[0].join(10)
+            ended.append(couriers[0].exitcode)
+
+    _on_batch(monkeypatch, before)
+    return ended
+
+
 def test_if_the_courier_dies_the_pass_sends_what_it_left(
     fed: Federation, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The courier is killed (SIGKILL) once it has sent a few answers: the pass still
     reads the whole backlog and sends every answer; those the courier had sent but
     not yet marked (at most one group of ``MARKS``) go twice, none is lost."""
-    killed: list[int] = []
-
-    def before(n: int) -> None:
-        if n == 2:
-            couriers = [p for p in multiprocessing.active_children() if p.name == "mailbot-courier"]
-            assert couriers, "no courier for a backlog of three batches"
-            _wait(lambda: len(smtp_sink.messages) >= 1, 60.0)
-            assert couriers[0].pid is not None
-            os.kill(couriers[0].pid, signal.SIGKILL)
-            couriers[0].join(10)
-            killed.append(len(smtp_sink.messages))
-
-    _on_batch(monkeypatch, before)
+    killed = _signal_the_courier(monkeypatch, smtp_sink, signal.SIGKILL)
     report = fed.poll(FIRST + datetime.timedelta(hours=3)).line()
     assert killed, "the courier was not killed"
     _check_all_sent_once(fed, smtp_sink, report, twice=MARKS)
+
+
+def test_a_courier_sent_sigterm_marks_what_it_sent_and_nothing_goes_twice(
+    fed: Federation, smtp_sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """systemd stops a service with SIGTERM to each of its processes: the courier, sent
+    SIGTERM as soon as its first answer arrives, finishes the answer in hand, commits
+    the marks of those it sent and ends; the pass sends the rest, and no answer goes
+    twice."""
+    stopped = _signal_the_courier(monkeypatch, smtp_sink, signal.SIGTERM)
+    report = fed.poll(FIRST + datetime.timedelta(hours=3)).line()
+    _check_all_sent_once(fed, smtp_sink, report, twice=0)
+    assert stopped == [0], f"the courier ended with {stopped}"
 
 
 def test_a_batch_in_hand_does_not_hold_up_the_answers_of_the_one_before(

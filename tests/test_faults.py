@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import chess
+import pytest
 from faults import (  # noqa: F401 (fixtures)
     DaemonProcess,
     Daemons,
@@ -27,6 +28,8 @@ from faults import (  # noqa: F401 (fixtures)
     PrivateDovecot,
     PrivatePostgres,
     daemons,
+    duel,
+    event_dates,
     hung_smtp,
     private_dovecot,
     private_postgres,
@@ -48,29 +51,9 @@ WHITE, BLACK = "white@example.org", "black@example.org"
 STOP_SECONDS = 5.0
 
 
-def _dates() -> tuple[datetime.date, datetime.date]:
-    """A tournament that began a week ago and runs for a year, whenever the tests run."""
-    today = datetime.datetime.now(UTC).date()
-    return today - datetime.timedelta(days=7), today + datetime.timedelta(days=365)
-
-
 def _duel() -> str:
     """A start list of one game between White and Black."""
-    start, end = _dates()
-    return f"""
-index: FLT-1
-name: Fault test
-profile: bg-email
-start: {start.isoformat()}
-end: {end.isoformat()}
-language: en
-notation: en
-director: {{name: Tom Director, email: {TD}}}
-players:
-  - {{id: white, name: Walter White, email: {WHITE}}}
-  - {{id: black, name: Bella Black, email: {BLACK}}}
-games: [{{white: white, black: black}}]
-"""
+    return duel("FLT-1", "Fault test", WHITE, BLACK, TD)
 
 
 def _now() -> datetime.datetime:
@@ -357,7 +340,7 @@ def _backlog(games: int, plies: int = 10, seed: int = 20261130) -> Backlog:
             body = f"{board.fullmove_number}{dots} {board.lan(move)}\n\n-- \nPlayer {mover}\n"
             board.push(move)
             letters.append(Letter(n, ply + 1, move.uci(), email[mover], email[opponent], body))
-    start, end = _dates()
+    start, end = event_dates()
     start_list = "\n".join(
         [
             "index: FLT-2",
@@ -508,24 +491,41 @@ def test_backlog_survives_twenty_sigkills_of_the_daemon(
 # e. SIGTERM mid-backlog ----------------------------------------------------------------------
 
 
+def _in_hand(fed: Federation) -> int:
+    """Messages recorded and not yet handled: the batch the desk has in hand."""
+    with fed.sessions() as session:
+        query = select(func.count()).select_from(InboundMessage)
+        return int(session.scalar(query.where(InboundMessage.status == "new")) or 0)
+
+
+@pytest.mark.parametrize("moment", ["a-second-after-the-start", "the-second-batch-in-hand"])
 def test_sigterm_in_the_middle_of_a_backlog(
+    moment: str,
     store_url: str,
     imap_account: ImapAccount,
     smtp_sink: SmtpSink,
     daemons: Daemons,  # noqa: F811
     tmp_path: Path,
 ) -> None:
-    """150 moves wait; SIGTERM 1 s after the daemon starts (once it handles mail)
-    stops it with 0 within 5 s, mid-backlog, without reading the rest of the
-    inbox; a second run finishes the backlog with every move applied once."""
+    """150 moves wait; SIGTERM 1 s after the daemon starts (once it handles mail), or
+    while the desk has the second batch in hand and the courier sends the first's
+    answers, stops it with 0 within 5 s, mid-backlog, without reading the rest of
+    the inbox: the messages handled before the stop are filed in the done folder,
+    the rest wait in the inbox. A second run finishes the backlog with every move
+    applied once, reads no message as one handled before (a duplicate) and sends
+    every reply exactly once."""
     backlog = _backlog(games=15)
     fed = Federation(store_url, imap_account, smtp_sink, backlog.start_list, tmp_path)
     try:
         _deliver(fed, _arrivals(backlog.letters))
         config = write_daemon_config(tmp_path / "daemon.yaml", fed.mapping)
         daemon = daemons.start(config)
-        within(daemon, lambda: _progress(fed)[0] > 0, 30, "the first message handled")
-        time.sleep(max(0.0, daemon.started + 1.0 - time.monotonic()))
+        if moment == "the-second-batch-in-hand":
+            in_hand = lambda: _progress(fed)[0] >= 50 and _in_hand(fed) > 0  # noqa: E731
+            within(daemon, in_hand, 60, "the second batch in hand")
+        else:
+            within(daemon, lambda: _progress(fed)[0] > 0, 30, "the first message handled")
+            time.sleep(max(0.0, daemon.started + 1.0 - time.monotonic()))
         handled, sent = _progress(fed)
         assert handled < len(backlog.letters), "the backlog was done before the SIGTERM came"
         seconds = _stop(daemon)
@@ -533,13 +533,20 @@ def test_sigterm_in_the_middle_of_a_backlog(
         assert stopped_at < len(backlog.letters), (
             f"after SIGTERM (with {handled} handled) the daemon read the whole inbox"
         )
+        filed, waiting = fed.in_folder("Processed"), fed.pending_in_inbox()
+        assert (filed, waiting) == (stopped_at, len(backlog.letters) - stopped_at), (
+            f"{stopped_at} handled before the stop; {filed} filed, {waiting} in the inbox"
+        )
 
         second = daemons.start(config)
         took = within(second, lambda: _finished(fed, backlog), 90, "the backlog finished")
         stop = _stop(second)
         duplicates = _check_backlog(fed, smtp_sink, backlog)
+        read = [line for line in second.output().splitlines() if "mailbot.daemon: read " in line]
     finally:
         fed.close()
+    assert not [line for line in read if "duplicate" in line], read
+    assert duplicates == 0, f"{duplicates} replies sent twice"
     print(
         f"SIGTERM mid-backlog ({handled} of {len(backlog.letters)} handled, {sent} sent): "
         f"exit 0 after {seconds:.2f} s with {stopped_at} handled; "

@@ -90,10 +90,16 @@ def queue(
     game_id: int | None = None,
     inbound_id: int | None = None,
 ) -> Outbox:
-    """Add a message to the outbox (in the caller's transaction)."""
+    """Add a message to the outbox (in the caller's transaction).
+
+    Its Message-ID and the check value of its return path are fixed here, with
+    the change that caused it: a message sent again after a crash rolled back
+    its mark is the same message, on the same return path.
+    """
     recipients = list(dict.fromkeys(normal_address(a) for a in to))
     row = Outbox(
         message_id=new_message_id(sender),
+        verp_check=new_check(),
         to_addrs=recipients,
         cc_addrs=[a for a in dict.fromkeys(normal_address(a) for a in cc) if a not in recipients],
         subject=subject,
@@ -343,7 +349,10 @@ def deliver_due(
     Message-ID; a row another worker holds is skipped (``SKIP LOCKED``), so
     two workers never send the same row. When the server cannot be reached,
     the pass ends and the other rows wait for the next one; while the postman
-    pauses after such a failure, nothing is tried.
+    pauses after such a failure, nothing is tried. ``stopping()`` is asked
+    before each row: once it says so, the row in hand has been finished and
+    marked, the marks are committed and the pass ends, so a stop that waits
+    for this call sends nothing twice.
     """
     total = Delivery()
     after = 0
@@ -421,7 +430,7 @@ def _send(
 ) -> bool:
     """Send one message of the outbox and record how it went; False: the server is
     away (or broke off twice in a row), and the mail waits."""
-    if row.verp_check is None:
+    if row.verp_check is None:  # queued before the check was fixed with the row
         row.verp_check = new_check()
     try:
         refused = postman.send(
