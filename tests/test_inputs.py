@@ -440,7 +440,11 @@ def test_a_mutated_configuration_never_ends_in_a_traceback(
     config: Path, changes: dict[str, str]
 ) -> None:
     database = config.parent / "mailbot.db"
-    with written(config.parent / "fuzzed.yaml", mutated_config(database, changes)) as path:
+    # A relative log_file is opened from the working directory: keep it in the test's folder.
+    with (
+        contextlib.chdir(config.parent),
+        written(config.parent / "fuzzed.yaml", mutated_config(database, changes)) as path,
+    ):
         status, lines = run("-c", str(path), "init")
         assert status in (0, 2), lines
         if status == 2:
