@@ -175,6 +175,12 @@ def test_players_naming_a_nul_or_an_overlong_file_is_one_line(config: Path) -> N
     assert "cannot read the file" in lines[0] and "File name too long" in lines[0]
 
 
+def test_a_start_list_too_long_to_read_is_one_line(config: Path) -> None:
+    status, lines = import_file(config, start_list(name="x" * 4_000_000))
+    assert_refused(status, lines, config.parent.as_posix())
+    assert lines[0].endswith("start.yaml: not valid YAML: longer than 4,000,000 characters")
+
+
 def test_every_mistake_of_a_start_list_is_its_own_line(config: Path) -> None:
     text = start_list(start="2026-02-30", rating0="'²'", board1="'³'", language="xx")
     status, lines = import_file(config, text)
