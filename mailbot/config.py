@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import errno
 import os
 import re
 import zoneinfo
@@ -48,12 +49,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from mailbot.mail.settings import Auth, Mechanism, OAuth2Config, Provider, Security
-from mailbot.rules.errors import SetupError
+from mailbot.rules.errors import SetupError, one_line
+from mailbot.store.yamltext import YamlProblem, read_yaml
 
 E = TypeVar("E", bound=enum.Enum)
 T = TypeVar("T")
@@ -63,6 +64,7 @@ class ConfigError(SetupError, ValueError):
     """The configuration is not valid; ``path`` names the key (``imap.port``), or is empty."""
 
     def __init__(self, path: str, message: str) -> None:
+        path, message = one_line(path), one_line(message)
         super().__init__(f"{path}: {message}" if path else message)
         self.path = path
         self.message = message
@@ -237,9 +239,9 @@ def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] | None 
 def parse_config(text: str, environ: Mapping[str, str]) -> Config:
     """Validate the configuration in the YAML ``text``."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError("", f"not valid YAML: {_yaml_problem(exc)}") from None
+        data = read_yaml(text)
+    except YamlProblem as exc:
+        raise ConfigError("", f"not valid YAML: {exc}") from None
     return config_from_mapping(data, environ)
 
 
@@ -267,9 +269,9 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
     health = _health(top)
     listen = _metrics_listen(top)
     level, log_file, log_format = _logging(top)
-    site_folder = top.text("site_folder", default=None)
-    tablebases = top.text("tablebases", default=None)
-    if tablebases and not Path(tablebases).is_dir():
+    site_folder = _local_path(top, "site_folder")
+    tablebases = _local_path(top, "tablebases")
+    if tablebases and not _is_folder(tablebases):
         top.mistake("tablebases", f"{tablebases} is not a folder")
     bounce_address = _bounce_address(top)
     top.finish()
@@ -391,7 +393,7 @@ def _logging(top: _Section) -> tuple[str, str | None, str]:
     level = top.text("log_level", default="INFO").upper()
     if level not in _LOG_LEVELS:
         top.mistake("log_level", f"must be one of {', '.join(_LOG_LEVELS)}")
-    log_file = top.text("log_file", default=None) or None
+    log_file = _local_path(top, "log_file")
     log_format = top.text("log_format", default="text")
     if log_format not in LOG_FORMATS:
         top.mistake("log_format", f"must be one of {', '.join(LOG_FORMATS)}")
@@ -406,6 +408,38 @@ def _bounce_address(top: _Section) -> str | None:
             "bounce_address", "must be a plain address without a +tag (like bounces@example.org)"
         )
     return bounce_address
+
+
+def _local_path(section: _Section, key: str) -> str | None:
+    """A file or folder named by ``key`` (None when left out or when it cannot be a path)."""
+    value: str | None = section.text(key, default=None) or None
+    if value and (problem := _path_problem(value)):
+        section.mistake(section.where(key), problem)
+        return None
+    return value
+
+
+def _path_problem(value: str) -> str | None:
+    """Why ``value`` cannot name a file here (too long a name), or None.
+
+    >>> _path_problem("x" * 300), _path_problem("mailbot.log")
+    ('is too long a path (File name too long)', None)
+    """
+    try:
+        os.stat(value)
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            return f"is too long a path ({exc.strerror})"
+    except ValueError:
+        return "is not a path"
+    return None
+
+
+def _is_folder(path: str) -> bool:
+    try:
+        return Path(path).is_dir()
+    except OSError:
+        return False
 
 
 def _password(section: _Section, auth: Auth, *, required: bool) -> str | None:
@@ -453,6 +487,8 @@ def _oauth2(section: _Section, auth: Auth) -> OAuth2Config | None:
     client_id = o.text("client_id")
     secret = o.text("client_secret", default=None, empty=True) or None
     token_file = o.text("token_file")
+    if problem := _path_problem(token_file):
+        o.mistake(o.where("token_file"), problem)
     for key in (*_GENERIC_KEYS, "tenant"):
         allowed = Provider.MICROSOFT if key == "tenant" else Provider.GENERIC
         if key in o.data and provider is not allowed:
@@ -613,7 +649,7 @@ class _Section:
 
     def _whole(self, key: str, default: Any, low: int, high: int | None) -> int:
         value, from_environment = self._raw(key, default)
-        if from_environment and re.fullmatch(r"\s*[+-]?\d+\s*", value):
+        if from_environment and re.fullmatch(r"\s*[+-]?[0-9]{1,18}\s*", value):
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(self.where(key), "must be a whole number")
@@ -687,7 +723,7 @@ def parse_listen(listen: str) -> tuple[str, int]:
     """
     host, _, port = listen.rpartition(":")
     host = host.strip("[]")
-    if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+    if not host or not re.fullmatch(r"[0-9]{1,5}", port) or not 0 <= int(port) <= 65535:
         raise ValueError(f"{listen!r} is not host:port (like 127.0.0.1:9464)")
     return host, int(port)
 
@@ -704,11 +740,17 @@ def _check_listen(path: str, listen: str) -> None:
 
 def _check_database(url: str) -> None:
     try:
-        make_url(url).get_dialect()
-    except NoSuchModuleError:
+        parsed = make_url(url)
+        parsed.get_dialect().import_dbapi()
+    except (NoSuchModuleError, ImportError):
         raise ConfigError("database", "names a database this installation cannot use") from None
     except (ArgumentError, ValueError):
         raise ConfigError("database", "is not a database URL (like sqlite:///mailbot.db)") from None
+    problem = (
+        _path_problem(parsed.database or "") if parsed.get_backend_name() == "sqlite" else None
+    )
+    if problem:
+        raise ConfigError("database", problem)
 
 
 def _check_timezone(path: str, name: str) -> None:
@@ -716,11 +758,3 @@ def _check_timezone(path: str, name: str) -> None:
         zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         raise ConfigError(path, f"unknown time zone {name!r} (like Europe/Sofia or UTC)") from None
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
-    if mark is not None:
-        return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
-    return str(problem)

@@ -11,6 +11,8 @@ a caller may catch the precise error, its family, or the built-in one::
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "ComposeError",
     "DeskError",
@@ -20,7 +22,22 @@ __all__ = [
     "RulesError",
     "SetupError",
     "StoreError",
+    "one_line",
 ]
+
+#: Characters that end a line for a terminal or for ``str.splitlines``, and the other
+#: control characters.
+_BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    r"""``text`` with every control character written as its escape, so that a value
+    quoted in a message (a key, a path) cannot split it into lines.
+
+    >>> print(one_line("tablebases: 0\r\n is not a folder"))
+    tablebases: 0\r\n is not a folder
+    """
+    return _BREAKS.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 class MailbotError(Exception):

@@ -137,6 +137,11 @@ class Profile:
         return dataclasses.replace(self, **changes)
 
 
+#: The largest whole number a rule parameter takes (days, moves, months: a clock
+#: computed from a larger one would pass the last day a date can have).
+MAX_RULE_NUMBER = 10_000
+
+
 def _coerce(path: str, current: Any, value: Any, field: dataclasses.Field[Any]) -> Any:
     nullable = "None" in str(field.type)
     if value is None:
@@ -156,8 +161,9 @@ def _coerce(path: str, current: Any, value: Any, field: dataclasses.Field[Any]) 
             raise ProfileError(path, "must be true or false")
         return value
     if field.type == "float":
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ProfileError(path, "must be a number")
+        # The one number that is not whole is a share (extension_finished_share).
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise ProfileError(path, "must be a number from 0 to 1")
         return float(value)
     if field.type == "str":
         if not isinstance(value, str):
@@ -167,6 +173,8 @@ def _coerce(path: str, current: Any, value: Any, field: dataclasses.Field[Any]) 
         raise ProfileError(path, "must be a whole number")
     if value < 0:
         raise ProfileError(path, "must not be negative")
+    if value > MAX_RULE_NUMBER:
+        raise ProfileError(path, f"must be at most {MAX_RULE_NUMBER}")
     return value
 
 
@@ -177,9 +185,12 @@ def _days(path: str, value: Any) -> tuple[int, ...]:
     (30, 7)
     """
     if not isinstance(value, list | tuple) or any(
-        isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in value
+        isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_RULE_NUMBER
+        for v in value
     ):
-        raise ProfileError(path, "must be a list of whole numbers of days, each at least 1")
+        raise ProfileError(
+            path, f"must be a list of whole numbers of days, each from 1 to {MAX_RULE_NUMBER}"
+        )
     return tuple(value)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from mailbot.mail.addresses import AddressError, check_address
-from mailbot.rules.errors import StoreError
+from mailbot.rules.errors import StoreError, one_line
 
 #: The languages the bot writes in.
 #: The notations the bot writes moves in (docs/rules.md 3.1).
@@ -45,6 +45,7 @@ class StartListError(StoreError, ValueError):
     """
 
     def __init__(self, path: str, message: str, where: str = "") -> None:
+        path, message, where = one_line(path), one_line(message), one_line(where)
         text = f"{path}: {message}" if path else message
         super().__init__(f"{where}: {text}" if where else text)
         self.path = path
@@ -218,7 +219,8 @@ def read_id(value: Any, path: str) -> str:
 def read_number(value: Any, path: str, low: int, high: int) -> int | None:
     if value is None or value == "":
         return None
-    if isinstance(value, str) and value.strip().isdigit():
+    # ASCII digits only: str.isdigit() takes '²', which int() refuses.
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,18}", value.strip()):
         value = int(value.strip())
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise StartListError(path, f"must be a whole number from {low} to {high}")

@@ -63,6 +63,7 @@ from mailbot.store.startfields import (
 from mailbot.store.startgames import Pairing, read_games
 from mailbot.store.startplayers import PlayerEntry, check_roles, players_from_csv, read_players
 from mailbot.store.startteams import TeamEntry, in_teams, read_boards, read_teams
+from mailbot.store.yamltext import YamlProblem, compose_yaml
 
 _KEYS = {
     "index",
@@ -151,7 +152,7 @@ def _read(file: Path, name: str) -> str:
         return file.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise StartListError("", "file not found", name) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise StartListError("", f"cannot read the file: {exc}", name) from None
 
 
@@ -173,13 +174,10 @@ def parse_start_list(
 
     """
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        where = f"{name}, line {mark.line + 1}, column {mark.column + 1}" if mark else name
-        raise StartListError("", f"not valid YAML: {problem}", where) from None
+        data, node = compose_yaml(text)
+    except YamlProblem as exc:
+        where = f"{name}, {exc.where}" if exc.line else name
+        raise StartListError("", f"not valid YAML: {exc.problem}", where) from None
     csv_rows: dict[int, tuple[int, dict[str, int]]] = {}
     csv_name = ""
     if isinstance(data, Mapping) and isinstance(data.get("players"), str):

@@ -81,6 +81,10 @@ def players_from_csv(
     ...
     mailbot.store.startfields.StartListError: players.csv, line 1: players: the header must name the columns id, name, email
     """  # noqa: E501
+    nul = text.find("\0")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise StartListError("players", "a NUL character is not allowed", f"{name}, line {line}")
     sample = text[:4096]
     try:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample, delimiters=",;\t")
