@@ -371,3 +371,19 @@ def test_fuzz_a_mutated_backup_is_refused_with_its_mistakes_or_restored(
         assert status == 2, lines
         assert 1 <= len(lines) <= 21 and all(line.startswith("mailbot: ") for line in lines)
         assert after == target.before
+
+
+def test_a_row_the_database_still_refuses_undoes_the_whole_load(
+    valid: Records,
+    target: Target,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Were a mistake to pass the checks, the rows go in one transaction: none stays."""
+    from mailbot.store import backupcheck
+
+    monkeypatch.setattr(backupcheck, "mistakes", lambda path, tables: [])
+    records = changed(valid, "moves", "id", valid[table_at(valid, "moves") + 1][0], row=1)
+    err = target.refused(write(tmp_path / "twice.gz", records), capsys)
+    assert len(err) == 1 and "the database refused a row" in err[0], err

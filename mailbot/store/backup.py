@@ -25,6 +25,9 @@ sequences past the highest id (PostgreSQL), and upgrades to the
 installation's newest revision. A database with rows in it, a backup of a
 revision this installation does not know (a newer one), or a file that is
 not a whole backup is refused with one line, before anything is written.
+Every line is checked first (:mod:`mailbot.store.backupcheck`) against the
+schema of the backup's revision, and each mistake found is told on a line of
+its own; the rows are then inserted in one transaction.
 
 >>> encode(datetime.datetime(2026, 3, 1, 9, 30, tzinfo=datetime.UTC))
 {'$': 'datetime', 'v': '2026-03-01T09:30:00+00:00'}

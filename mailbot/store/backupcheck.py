@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import collections
 import dataclasses
 import datetime
 import gzip
@@ -293,18 +294,6 @@ class _Report:
         return [*self.lines, *tail]
 
 
-@dataclasses.dataclass
-class _Reading:
-    """Where the reading of the rows is: the table the rows belong to, and its columns."""
-
-    table: Table | None = None
-    columns: list[str] = dataclasses.field(default_factory=list)
-    #: True after a table line with a mistake: its rows are not checked one by one.
-    skipping: bool = False
-    rows: int = 0
-    end: int | None = None
-
-
 class _Keys:
     """The keys seen so far: each unique set of columns, and every column a key names."""
 
@@ -374,9 +363,7 @@ class _Keys:
 def mistakes(path: str | os.PathLike[str], tables: dict[str, Table]) -> list[str]:
     """Every mistake in the backup ``path`` after its header, held against ``tables`` (the
     schema of its revision), one line each; none: it may be restored."""
-    report = _Report(str(path))
-    reading = _Reading()
-    keys = _Keys(tables)
+    reading = _Reading(_Report(str(path)), _Keys(tables), tables)
     try:
         for number, line in lines(path):
             if number == 1:
@@ -384,116 +371,116 @@ def mistakes(path: str | os.PathLike[str], tables: dict[str, Table]) -> list[str
             try:
                 record = parse(line)
             except Mistake as exc:
-                report.add(number, str(exc))
-                _unreadable(reading, keys, line)
+                reading.report.add(number, str(exc))
+                reading.unreadable(line)
                 continue
-            _check(report, reading, keys, tables, number, record)
+            reading.line(number, record)
     except Unreadable as exc:
-        report.add(None, str(exc))
-        return report.told()
+        reading.report.add(None, str(exc))
+        return reading.report.told()
     if reading.end is None:
-        report.add(None, "the backup is cut short (no end line)")
-    keys.dangling(report)
-    return report.told()
+        reading.report.add(None, "the backup is cut short (no end line)")
+    reading.keys.dangling(reading.report)
+    return reading.report.told()
 
 
-def _unreadable(reading: _Reading, keys: _Keys, line: bytes | bytearray) -> None:
-    """After a line that is not JSON, its keys are not known: if it was (by the look of it)
-    a table line, the rows after it are passed over; else its table's keys are unknown."""
-    if line.lstrip().startswith(b"{"):
-        reading.table, reading.columns, reading.skipping = None, [], True
-        keys.unread.add(None)
-    else:
-        keys.unread.add(reading.table.name if reading.table is not None else None)
-        reading.rows += 1
+@dataclasses.dataclass
+class _Reading:
+    """Where the reading is: the table the rows belong to, its columns, what was found."""
 
+    report: _Report
+    keys: _Keys
+    tables: dict[str, Table]
+    table: Table | None = None
+    columns: list[str] = dataclasses.field(default_factory=list)
+    #: True after a table line with a mistake: its rows are not checked one by one.
+    skipping: bool = False
+    rows: int = 0
+    end: int | None = None
 
-def _check(
-    report: _Report,
-    reading: _Reading,
-    keys: _Keys,
-    tables: dict[str, Table],
-    number: int,
-    record: Any,
-) -> None:
-    if reading.end is not None:
-        report.add(number, f"a line after the end line (line {reading.end})")
-        return
-    if isinstance(record, list):
-        reading.rows += 1
-        if reading.skipping:
-            return
-        if reading.table is None:
-            report.add(number, "a row before any table line")
-            return
-        _row(report, keys, reading.table, reading.columns, number, record)
-    elif isinstance(record, dict) and "table" in record:
-        _table_line(report, reading, keys, tables, number, record)
-    elif isinstance(record, dict) and "end" in record:
-        reading.end = number
-        if record != {"end": True, "rows": reading.rows}:
-            report.add(
-                number,
-                f"the end line {shown(record)} does not count the {reading.rows} rows "
-                "before it: the backup is cut short or altered",
+    def unreadable(self, line: bytes | bytearray) -> None:
+        """After a line that is not JSON its keys are not known: if it was (by the look of
+        it) a table line, the rows after it are passed over; else its table's keys are
+        unknown."""
+        if line.lstrip().startswith(b"{"):
+            self.table, self.columns, self.skipping = None, [], True
+            self.keys.unread.add(None)
+        else:
+            self.keys.unread.add(self.table.name if self.table is not None else None)
+            self.rows += 1
+
+    def line(self, number: int, record: Any) -> None:
+        """Check one line after the header."""
+        if self.end is not None:
+            self.report.add(number, f"a line after the end line (line {self.end})")
+        elif isinstance(record, list):
+            self.rows += 1
+            if self.table is not None:
+                self._row(self.table, number, record)
+            elif not self.skipping:
+                self.report.add(number, "a row before any table line")
+        elif isinstance(record, dict) and "table" in record:
+            self._table_line(number, record.get("table"), record.get("columns"))
+        elif isinstance(record, dict) and "end" in record:
+            self.end = number
+            if record != {"end": True, "rows": self.rows}:
+                self.report.add(
+                    number,
+                    f"the end line {shown(record)} does not count the {self.rows} rows "
+                    "before it: the backup is cut short or altered",
+                )
+        else:
+            self.report.add(
+                number, f"{shown(record)} is neither a table line, a row nor the end line"
             )
-    else:
-        report.add(number, f"{shown(record)} is neither a table line, a row nor the end line")
 
+    def _table_line(self, number: int, name: Any, columns: Any) -> None:
+        self.table, self.columns, self.skipping = None, [], True
+        if not isinstance(name, str) or name not in self.tables:
+            self.report.add(
+                number, f"table {shown(name)} is not in the schema of the backup's revision"
+            )
+            self.keys.unread.add(None)
+            return
+        table = self.tables[name]
+        if not (isinstance(columns, list) and all(isinstance(c, str) for c in columns)):
+            self.report.add(number, f"table {name}: its columns are not a list of names")
+            self.keys.unread.add(name)
+            return
+        counted = collections.Counter(columns)
+        found = [
+            *(f"no column {shown(c)}" for c in counted if c not in table.columns),
+            *(f"column {c} twice" for c, n in counted.items() if n > 1),
+            *(
+                f"column {c.name} is missing and may not be empty"
+                for c in table.columns
+                if not c.nullable and c.name not in counted
+            ),
+        ]
+        for text in found:
+            self.report.add(number, f"table {name}: {text}")
+        if found:
+            self.keys.unread.add(name)
+        else:
+            self.table, self.columns, self.skipping = table, columns, False
 
-def _table_line(
-    report: _Report,
-    reading: _Reading,
-    keys: _Keys,
-    tables: dict[str, Table],
-    number: int,
-    record: Any,
-) -> None:
-    name, columns = record.get("table"), record.get("columns")
-    reading.table, reading.columns, reading.skipping = None, [], True
-    if not isinstance(name, str) or name not in tables:
-        report.add(number, f"table {shown(name)} is not in the schema of the backup's revision")
-        keys.unread.add(None)
-        return
-    table = tables[name]
-    if not (isinstance(columns, list) and all(isinstance(c, str) for c in columns)):
-        report.add(number, f"table {name}: its columns are not a list of names")
-        keys.unread.add(name)
-        return
-    found = [
-        *(f"no column {shown(c)}" for c in columns if c not in table.columns),
-        *(f"column {c} twice" for c in sorted({c for c in columns if columns.count(c) > 1})),
-        *(
-            f"column {c.name} is missing and may not be empty"
-            for c in table.columns
-            if not c.nullable and c.name not in columns
-        ),
-    ]
-    for text in found:
-        report.add(number, f"table {name}: {text}")
-    if found:
-        keys.unread.add(name)
-    else:
-        reading.table, reading.columns, reading.skipping = table, columns, False
-
-
-def _row(
-    report: _Report, keys: _Keys, table: Table, columns: list[str], number: int, record: list[Any]
-) -> None:
-    if len(record) != len(columns):
-        report.add(
-            number, f"table {table.name}: a row of {len(record)} values for {len(columns)} columns"
-        )
-        return
-    row: dict[str, Any] = {}
-    for name, value in zip(columns, record, strict=True):
-        try:
-            row[name] = value_of(table.columns[name], value)
-            meaning = MEANINGS.get((table.name, name))
-            problem = None if meaning is None or row[name] is None else meaning(row[name])
-            if problem is not None:
-                raise Mistake(problem)
-        except Mistake as exc:
-            report.add(number, f"table {table.name}, column {name}: {exc}")
-            row.pop(name, None)
-    keys.add(report, number, table, row)
+    def _row(self, table: Table, number: int, record: list[Any]) -> None:
+        if len(record) != len(self.columns):
+            self.report.add(
+                number,
+                f"table {table.name}: a row of {len(record)} values for "
+                f"{len(self.columns)} columns",
+            )
+            return
+        row: dict[str, Any] = {}
+        for name, value in zip(self.columns, record, strict=True):
+            try:
+                row[name] = value_of(table.columns[name], value)
+                meaning = MEANINGS.get((table.name, name))
+                problem = None if meaning is None or row[name] is None else meaning(row[name])
+                if problem is not None:
+                    raise Mistake(problem)
+            except Mistake as exc:
+                self.report.add(number, f"table {table.name}, column {name}: {exc}")
+                row.pop(name, None)
+        self.keys.add(self.report, number, table, row)
