@@ -152,6 +152,10 @@ CRAFTED: dict[str, tuple[Callable[[Records], Records], str]] = {
         lambda r: replaced(r, "tournaments", b"[" * 100_000 + b"]" * 100_000),
         "JSON nested deeper than 32",
     ),
+    "two million small items": (
+        lambda r: replaced(r, "tournaments", b"[" + b"[]," * 2_000_000 + b"[]]"),
+        "more than 2,000,000 JSON items",
+    ),
     "a string in a DateTime column": (
         lambda r: changed(r, "games", "created_at", "yesterday"),
         'column created_at: "yesterday" is not a datetime value',
