@@ -61,7 +61,9 @@ def _restore_arguments(parser: argparse.ArgumentParser) -> None:
         "PostgreSQL. The schema is taken to the backup's revision, every row is loaded\n"
         "and the schema is then upgraded to this version's. A database with rows in it,\n"
         "a backup of a newer version, or a file cut short is refused with one line and\n"
-        "nothing is written.\n\n"
+        "nothing is written; every line of the file is checked first, and each mistake\n"
+        "in it (a value that does not fit its column, a row named that the backup does\n"
+        "not hold) is told on a line of its own.\n\n"
         "example (a club moving to PostgreSQL):\n"
         "  mailbot -c sqlite-config.yaml backup club.gz\n"
         "  mailbot -c postgresql-config.yaml restore club.gz",

@@ -25,6 +25,9 @@ sequences past the highest id (PostgreSQL), and upgrades to the
 installation's newest revision. A database with rows in it, a backup of a
 revision this installation does not know (a newer one), or a file that is
 not a whole backup is refused with one line, before anything is written.
+Every line is checked first (:mod:`mailbot.store.backupcheck`) against the
+schema of the backup's revision, and each mistake found is told on a line of
+its own; the rows are then inserted in one transaction.
 
 >>> encode(datetime.datetime(2026, 3, 1, 9, 30, tzinfo=datetime.UTC))
 {'$': 'datetime', 'v': '2026-03-01T09:30:00+00:00'}
@@ -40,6 +43,7 @@ import base64
 import contextlib
 import dataclasses
 import datetime
+import functools
 import gzip
 import json
 import os
@@ -53,11 +57,12 @@ from typing import Any
 
 from sqlalchemy import MetaData, Table, func, insert, select, text
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import SAWarning
+from sqlalchemy.exc import DataError, IntegrityError, SAWarning
 from sqlalchemy.types import DateTime
 
 from mailbot.mail.files import replaced_privately
 from mailbot.rules.errors import StoreError
+from mailbot.store import backupcheck
 from mailbot.store.engine import make_engine
 from mailbot.store.schema import downgrade, migrations_head, schema_revision, upgrade
 
@@ -227,12 +232,11 @@ def _line(out: gzip.GzipFile, value: Any) -> None:
 def read_header(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The first line of a backup, checked; :class:`BackupError` if it is none."""
     try:
-        with gzip.open(path, "rb") as source:
-            first = source.readline()
-        header = json.loads(first)
+        first = next(backupcheck.lines(path), (1, b""))[1]
+        header = backupcheck.parse(first)
     except FileNotFoundError:
         raise BackupError(f"{path}: no such file") from None
-    except (OSError, EOFError, ValueError):
+    except (OSError, backupcheck.Mistake):
         raise BackupError(
             f"{path}: not a mailbot backup (not gzip-compressed JSON lines)"
         ) from None
@@ -240,8 +244,8 @@ def read_header(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise BackupError(f"{path}: not a mailbot backup")
     if header.get("version") != VERSION:
         raise BackupError(
-            f"{path}: a backup of layout version {header.get('version')}; this installation "
-            f"reads version {VERSION}"
+            f"{path}: a backup of layout version {backupcheck.shown(header.get('version'))}; "
+            f"this installation reads version {VERSION}"
         )
     return header
 
@@ -250,17 +254,20 @@ def restore(url: str, path: str | os.PathLike[str]) -> Summary:
     """Load the backup ``path`` into the empty database at ``url``; raises BackupError."""
     started = time.monotonic()
     header = read_header(path)
-    revision = str(header.get("revision"))
+    revision = header.get("revision")
     known = _known_revisions()
-    if revision not in known:
+    if revision not in known or not isinstance(revision, str):
         raise BackupError(
-            f"the backup is of schema revision {revision}, which this installation does not "
-            f"know (it ends at {migrations_head()}): restore it with the mailbot that wrote it"
+            f"the backup is of schema revision {str(revision)[:40]}, which this installation "
+            f"does not know (it ends at {migrations_head()}): restore it with the mailbot "
+            "that wrote it"
         )
-    _check_whole(path)
     engine = make_engine(url)
     try:
         _check_empty(engine)
+        found = backupcheck.mistakes(path, _schema_at(revision))
+        if found:
+            raise BackupError("\n".join(found))
         current = schema_revision(engine)
         if current is not None and known.index(current) > known.index(revision):
             downgrade(engine, revision)  # empty: nothing is lost
@@ -283,26 +290,25 @@ def _known_revisions() -> list[str]:
     return [str(s.revision) for s in reversed(list(scripts.walk_revisions()))]
 
 
+@functools.cache
+def _schema_at(revision: str) -> dict[str, Table]:
+    """The store's tables at ``revision``, as a new SQLite database made there has them:
+    what a backup of that revision is checked against before anything is written."""
+    with tempfile.TemporaryDirectory(prefix="mailbot-restore-") as folder:
+        scratch = make_engine(f"sqlite:///{Path(folder) / 'schema.db'}")
+        try:
+            upgrade(scratch, revision)
+            with scratch.connect() as connection:
+                return {t.name: t for t in _tables(connection)}
+        finally:
+            scratch.dispose()
+
+
 def _records(path: str | os.PathLike[str]) -> Iterator[Any]:
-    with gzip.open(path, "rb") as source:
-        next(source)  # the header, read already
-        for line in source:
-            yield json.loads(line)
-
-
-def _check_whole(path: str | os.PathLike[str]) -> None:
-    """The file ends with its end line and holds as many rows as that line says."""
-    rows = 0
-    last: Any = None
-    try:
-        for record in _records(path):
-            if isinstance(record, list):
-                rows += 1
-            last = record
-    except (OSError, EOFError, ValueError):
-        raise BackupError(f"{path}: the backup is damaged or cut short") from None
-    if not (isinstance(last, dict) and last.get("end") and last.get("rows") == rows):
-        raise BackupError(f"{path}: the backup is cut short (no end line)")
+    """The lines after the header, parsed (the file is checked already)."""
+    for number, line in backupcheck.lines(path):
+        if number > 1:
+            yield backupcheck.parse(line)
 
 
 def _check_empty(engine: Engine) -> None:
@@ -316,6 +322,18 @@ def _check_empty(engine: Engine) -> None:
 
 
 def _load(engine: Engine, path: str | os.PathLike[str]) -> tuple[int, int]:
+    """Every row inserted in one transaction: a row the database refuses undoes them all."""
+    try:
+        return _insert_all(engine, path)
+    except (IntegrityError, DataError) as exc:
+        lines = str(exc.orig).strip().splitlines()
+        raise BackupError(
+            f"{path}: the database refused a row ({lines[0] if lines else type(exc).__name__}); "
+            "nothing was written"
+        ) from None
+
+
+def _insert_all(engine: Engine, path: str | os.PathLike[str]) -> tuple[int, int]:
     with engine.connect() as connection, connection.begin():
         sqlite = connection.dialect.name == "sqlite"
         if sqlite:
