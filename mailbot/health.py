@@ -4,9 +4,9 @@ Every check reads the database, so it works from any process while the daemon
 runs: the store itself (reachable, writes, at the code's migration), when the
 last poll and the last sweep succeeded (:class:`~mailbot.store.models.Heartbeat`,
 written by the daemon, ``poll`` and ``sweep``), the oldest mail waiting in the
-outbox, mail given up or bounced, and messages in quarantine; and, for an
-account that logs in with OAuth2, its token file (readable, holding a refresh
-token, not refused at the last refresh). The exit status is the
+outbox, mail given up or bounced (and not dismissed), and messages in
+quarantine; and, for an account that logs in with OAuth2, its token file
+(readable, holding a refresh token, not refused at the last refresh). The exit status is the
 worst level found, as monitoring plugins report it: 0 all OK, 1 a warning, 2 a
 critical finding (3, bad usage or configuration, comes from the command line).
 
@@ -30,8 +30,10 @@ from mailbot.config import Config, HealthConfig
 from mailbot.mail.oauth import authorize_command, token_state
 from mailbot.mail.settings import OAuth2Config
 from mailbot.store import ledger
+from mailbot.store.kinds import OutboxStatus
 from mailbot.store.models import Heartbeat, InboundMessage, Outbox
 from mailbot.store.outage import StoreUnavailable, fault_of, probe, where_of
+from mailbot.store.outbox import gone_wrong
 from mailbot.store.schema import migrations_head, schema_revision
 
 #: The kinds of work whose last success is kept.
@@ -186,9 +188,9 @@ def _work(session: Session, limits: HealthConfig, now: datetime.datetime) -> lis
         check = _by_age("outbox", f"{waiting} waiting, the oldest queued", age,
                         limits.outbox_minutes * 60)  # fmt: skip
         found.append(check)
-    failed = session.scalar(select(func.count()).where(Outbox.status == "failed")) or 0
-    found.append(_count("failed mail", failed, "mail given up", "see mailbot outbox --failed"))
-    bounced = session.scalar(select(func.count()).where(Outbox.status == "bounced")) or 0
+    gone = gone_wrong(session)
+    given_up, bounced = gone[OutboxStatus.FAILED], gone[OutboxStatus.BOUNCED]
+    found.append(_count("failed mail", given_up, "mail given up", "see mailbot outbox --failed"))
     found.append(
         _count("bounced", bounced, "mail bounced after it was sent", "see mailbot outbox --bounced")
     )
@@ -199,9 +201,19 @@ def _work(session: Session, limits: HealthConfig, now: datetime.datetime) -> lis
     return found
 
 
-def _count(name: str, count: int, what: str, hint: str) -> Check:
+def _count(name: str, count: int | tuple[int, int], what: str, hint: str) -> Check:
+    """A warning while ``count`` is not 0; ``count`` may carry the rows dismissed too.
+
+    >>> print(_count("bounced", (0, 2), "mail bounced", "see it").line())
+    OK bounced: no mail bounced (2 dismissed)
+    >>> print(_count("bounced", (1, 2), "mail bounced", "see it").line())
+    WARNING bounced: 1 mail bounced; see it
+    """
+    count, dismissed = count if isinstance(count, tuple) else (count, 0)
     if not count:
-        return Check(Level.OK, name, f"no {what}")
+        return Check(
+            Level.OK, name, f"no {what}" + (f" ({dismissed} dismissed)" if dismissed else "")
+        )
     return Check(Level.WARNING, name, f"{count} {what}; {hint}")
 
 

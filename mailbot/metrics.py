@@ -3,7 +3,9 @@
 Most figures are read from the database at each scrape, so every worker of a
 federation reports the same totals and a restart loses none: messages by
 outcome (``inbound_messages.status``), mail sent, given up and bounced
-(``outbox.status``), the outbox's pending rows and the oldest one's age, and
+(``outbox.status``), the mail given up and bounced that ``mailbot health``
+still warns about (not dismissed), the outbox's pending rows and the oldest
+one's age, and
 the last successful poll and sweep (the ``heartbeats`` table, as ``mailbot
 health`` reads them). What only the running process knows is measured in
 it: how long each pass over the inbox and each sweep took, how many messages
@@ -38,6 +40,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from mailbot.config import parse_listen
 from mailbot.store.kinds import OutboxStatus
 from mailbot.store.models import INBOUND_STATUSES, Heartbeat, InboundMessage, Outbox
+from mailbot.store.outbox import gone_wrong
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +79,7 @@ class StoreCollector(Collector):
             outbox = dict(
                 session.execute(select(Outbox.status, func.count()).group_by(Outbox.status)).all()
             )
+            warning = gone_wrong(session)
             oldest = session.scalar(
                 select(func.min(Outbox.created_at)).where(Outbox.status == "pending")
             )
@@ -98,6 +102,14 @@ class StoreCollector(Collector):
             counter = CounterMetricFamily(name, text)
             counter.add_metric([], outbox.get(sent, 0))
             yield counter
+        for gone, name, text in (
+            (OutboxStatus.FAILED, "mailbot_outbox_failed", "Mails given up and not dismissed"),
+            (OutboxStatus.BOUNCED, "mailbot_outbox_bounced", "Mails bounced and not dismissed"),
+        ):
+            # what `mailbot health` warns about; `mailbot outbox dismiss` takes a row out
+            gauge = GaugeMetricFamily(name, text)
+            gauge.add_metric([], warning[gone][0])
+            yield gauge
         pending = GaugeMetricFamily("mailbot_outbox_pending", "Mails waiting to be sent")
         pending.add_metric([], outbox.get(OutboxStatus.PENDING, 0))
         yield pending

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from deskbench import BLACK, BOT, TD, WHITE, Bench, at
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from mailbot.desk.pipeline import Desk, Outcome, Policy
@@ -30,7 +30,8 @@ from mailbot.store.backup import BackupError, backup, encode, restore
 from mailbot.store.backup import _tables as tables_of
 from mailbot.store.engine import make_engine, session_factory
 from mailbot.store.models import Game, Outbox
-from mailbot.store.schema import migrations_head
+from mailbot.store.outbox import dismiss
+from mailbot.store.schema import downgrade, migrations_head, schema_revision
 
 GAME = "[PX-1/1] move"
 
@@ -230,3 +231,44 @@ def test_the_raw_messages_and_dates_survive_byte_for_byte(
     original = messages(played)
     assert len(original) == 5
     assert messages(postgres_url) == original
+
+
+def test_a_backup_of_revision_0014_restores_with_its_failed_mail_warning(
+    db_url: str, tmp_path: Path
+) -> None:
+    """A backup made before mail could be dismissed (0014) restores into either kind of
+    database at the newest revision: its mail given up is dismissed by no one, and can be."""
+    source = f"sqlite:///{tmp_path / 'old.db'}"
+    bench = Bench(source)
+    try:
+        bench.send("stranger@example.net", "Cheap watches", at(2), subject="Offer")
+        with bench.sessions.begin() as session:
+            session.execute(update(Outbox).values(status="failed", last_error="550 no such user"))
+    finally:
+        bench.close()
+    engine = make_engine(source)
+    try:
+        downgrade(engine, "0014")
+    finally:
+        engine.dispose()
+    path = tmp_path / "old.mailbot-backup"
+    assert backup(source, path).revision == "0014"
+
+    assert restore(db_url, path).revision == "0014"
+    assert schema_revision(db_url) == migrations_head()
+    engine = make_engine(db_url)
+    try:
+        sessions = session_factory(engine)
+        with sessions() as session:
+            (row,) = session.scalars(select(Outbox)).all()
+            assert (row.status, row.last_error, row.dismissed_at) == (
+                "failed",
+                "550 no such user",
+                None,
+            )
+        with sessions.begin() as session:
+            assert [r.id for r in dismiss(session, row.id, at(3))] == [row.id]
+        with sessions() as session:
+            assert session.get(Outbox, row.id).dismissed_at == at(3)  # type: ignore[union-attr]
+    finally:
+        engine.dispose()

@@ -33,6 +33,7 @@ from sqlalchemy import select
 from mailbot.cli import main
 from mailbot.desk.pipeline import Outcome
 from mailbot.mail import bounces
+from mailbot.metrics import StoreCollector
 from mailbot.publish.evidence import write_evidence
 from mailbot.store.models import InboundMessage, Outbox, Player
 
@@ -726,3 +727,47 @@ def test_two_reports_about_one_row_in_one_batch_act_once(bench: Bench) -> None:
     assert bench.desk.receive_all(batch, at(3, 1)) == [Outcome.HANDLED, Outcome.IGNORED]
     assert status_of(bench, row)[0] == "bounced"
     assert len(bounce_notices(bench)) == 3
+
+
+def test_a_dismissed_bounce_stops_warning_and_stays_listed_and_in_the_evidence(
+    bench: Bench, tmp_path: Path, store_url: str
+) -> None:
+    relay = Relay()
+    row = played(bench, relay)
+    assert bench.receive(dsn(to=relay.envelope_of(row), recipient=BOB, returned=row),
+                         at(3)) is Outcome.HANDLED  # fmt: skip
+    config = tmp_path / "config.yaml"
+    mapping = config_mapping(store_url, ImapAccount("127.0.0.1", 1, "unused", "unused"), SmtpSink())
+    config.write_text(yaml.safe_dump(mapping), encoding="utf-8")
+
+    def run(*argv: str) -> tuple[int, list[str]]:
+        out = io.StringIO()
+        return main(["-c", str(config), *argv], stdout=out), out.getvalue().splitlines()
+
+    def bounced() -> str:
+        return next(line for line in run("health")[1] if line.split(" ")[1] == "bounced:")
+
+    def evidence(folder: str) -> dict[str, bytes]:
+        with bench.sessions() as session:
+            files = write_evidence(session, "BX-1/1", tmp_path / folder, sender=BOT)
+        return {p.name: p.read_bytes() for p in files if p.is_file()}
+
+    def gauge() -> float:
+        families = StoreCollector(bench.sessions).collect()
+        return next(s.value for f in families for s in f.samples
+                    if s.name == "mailbot_outbox_bounced")  # fmt: skip
+
+    before = evidence("before")
+    assert gauge() == 1
+    assert any(row.message_id.encode() in data for data in before.values())
+    assert (
+        bounced()
+        == "WARNING bounced: 1 mail bounced after it was sent; see mailbot outbox --bounced"
+    )
+    status, said = run("outbox", "dismiss", "--all")
+    assert status == 0 and [line.split("\t")[:2] for line in said] == [[f"dismissed {row.id}", BOB]]
+    assert bounced() == "OK bounced: no mail bounced after it was sent (1 dismissed)"
+    status, (line,) = run("outbox", "--bounced")
+    assert line.split("\t")[0] == str(row.id) and line.endswith(f"{REASON}\tdismissed")
+    assert evidence("after") == before
+    assert gauge() == 0

@@ -76,11 +76,11 @@ def test_init_is_idempotent(db_url: str, tmp_path: Path) -> None:
     config = str(write_config(tmp_path, db_url))
     status, out = run("-c", config, "init")
     assert status == 0
-    assert "created at revision 0014" in out
+    assert "created at revision 0015" in out
     status, out = run("-c", config, "init")
     assert status == 0
-    assert "up to date at revision 0014" in out
-    assert schema_revision(db_url) == "0014"
+    assert "up to date at revision 0015" in out
+    assert schema_revision(db_url) == "0015"
 
 
 def test_tournament_import_then_again(

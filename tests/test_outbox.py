@@ -26,7 +26,9 @@ from mailservers import ImapAccount, SmtpSink
 from mailbot.cli import main
 from mailbot.config import config_from_mapping
 from mailbot.courier import deliver
+from mailbot.health import POLL, SWEEP, beat
 from mailbot.mail.postman import Postman
+from mailbot.metrics import StoreCollector
 from mailbot.store.models import Outbox
 from mailbot.store.outbox import compose, queue
 
@@ -342,3 +344,108 @@ def test_a_message_the_server_chokes_on_does_not_hold_up_the_others(bench: Bench
     finally:
         sink.controller.stop()
     assert {status for status, _ in statuses(bench).values()} == {"sent"}
+
+
+def run(config: Path, *argv: str) -> tuple[int, list[str]]:
+    """The exit status and the lines of ``mailbot -c config argv...``."""
+    out = io.StringIO()
+    status = main(["-c", str(config), *argv], stdout=out)
+    return status, out.getvalue().splitlines()
+
+
+def health_of(config: Path) -> tuple[int, str, str]:
+    """The exit status of ``mailbot health``, and its lines about failed and bounced mail."""
+    status, lines = run(config, "health")
+    found = {line.split(" ")[1]: line for line in lines}
+    return status, found["failed"], found["bounced:"]
+
+
+def warned(bench: Bench) -> dict[str, float]:
+    """The metrics' gauges of mail given up and bounced that still warn."""
+    return {
+        sample.name: sample.value
+        for family in StoreCollector(bench.sessions).collect()
+        for sample in family.samples
+        if sample.name in ("mailbot_outbox_failed", "mailbot_outbox_bounced")
+    }
+
+
+def test_a_refused_reply_to_a_stranger_warns_until_it_is_dismissed(
+    bench: Bench, tmp_path: Path, store_url: str
+) -> None:
+    """Spam from a made-up address: the answer is refused for good (550), health warns;
+    `outbox dismiss` acknowledges it, the row stays listed, and a new failure warns again."""
+    strangers = ("nobody@spam.example", "noone@spam.example")
+    config = tmp_path / "config.yaml"
+    sink = sink_of(smtputf8=True, refuse=strangers)
+    try:
+        config.write_text(yaml.safe_dump(config_mapping(store_url, ImapAccount(
+            "127.0.0.1", 1, "unused", "unused"), sink)), encoding="utf-8")  # fmt: skip
+        beat(bench.sessions, POLL)
+        beat(bench.sessions, SWEEP)
+        assert health_of(config)[0] == 0
+        bench.send(strangers[0], "Cheap watches", at(2), subject="Offer")
+        assert deliver_to(bench, sink, at(2, 10)) == (0, 0, 1)
+        (row,) = bench.outbox(to=strangers[0])
+        assert health_of(config) == (
+            1, "WARNING failed mail: 1 mail given up; see mailbot outbox --failed",
+            "OK bounced: no mail bounced after it was sent",
+        )  # fmt: skip
+        assert warned(bench) == {"mailbot_outbox_failed": 1, "mailbot_outbox_bounced": 0}
+
+        assert run(config, "outbox", "dismiss", str(row.id)) == (
+            0, [f"dismissed {row.id}\t{strangers[0]}\t{row.subject}"],
+        )  # fmt: skip
+        assert health_of(config)[:2] == (0, "OK failed mail: no mail given up (1 dismissed)")
+        assert warned(bench) == {"mailbot_outbox_failed": 0, "mailbot_outbox_bounced": 0}
+        status, (line,) = run(config, "outbox", "--failed")
+        assert status == 0
+        assert line.split("\t")[0::5] == [str(row.id), "dismissed"]
+        assert "550" in line.split("\t")[4]
+        # dismissed again: nothing changes
+        assert run(config, "outbox", "dismiss", str(row.id))[0] == 0
+        assert health_of(config)[0] == 0
+
+        # another stranger's answer fails: a warning again, for that one alone
+        bench.send(strangers[1], "Cheap pills", at(3), subject="Offer")
+        assert deliver_to(bench, sink, at(3, 10)) == (0, 0, 1)
+        assert health_of(config)[:2] == (
+            1, "WARNING failed mail: 1 mail given up; see mailbot outbox --failed",
+        )  # fmt: skip
+        assert warned(bench)["mailbot_outbox_failed"] == 1
+        status, lines = run(config, "outbox", "--failed")
+        assert [line.endswith("\tdismissed") for line in lines] == [True, False]
+        status, lines = run(config, "outbox", "dismiss", "--all")
+        assert status == 0 and [line.split("\t")[1] for line in lines] == [strangers[1]]
+        assert health_of(config)[:2] == (0, "OK failed mail: no mail given up (2 dismissed)")
+        assert run(config, "outbox", "dismiss", "--all") == (
+            0, ["no mail given up or bounced to dismiss"],
+        )  # fmt: skip
+    finally:
+        sink.controller.stop()
+
+
+def test_only_a_row_given_up_or_bounced_is_dismissed(
+    bench: Bench, tmp_path: Path, store_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queue_to(bench, IVAN)
+    (waiting,) = bench.outbox()
+    config = tmp_path / "config.yaml"
+    mapping = config_mapping(store_url, ImapAccount("127.0.0.1", 1, "unused", "unused"), SmtpSink())
+    config.write_text(yaml.safe_dump(mapping), encoding="utf-8")
+    for argv, said in [
+        (
+            ["dismiss", str(waiting.id)],
+            f"mail {waiting.id} is pending, neither given up nor bounced",
+        ),
+        (["dismiss", "999"], "no mail 999 in the outbox"),
+        (["dismiss", "x"], "not an id"),
+        (["dismiss"], "takes an ID"),
+        (["dismiss", "1", "--all"], "takes an ID"),
+        (["--failed", "dismiss", "--all"], "takes an ID"),
+        (["--all"], "go with outbox dismiss"),
+    ]:
+        assert main(["-c", str(config), "outbox", *argv]) == 2, argv
+        out, err = capsys.readouterr()
+        assert out == "" and len(err.splitlines()) == 1 and said in err, (argv, err)
+    assert [r.dismissed_at for r in bench.outbox()] == [None]

@@ -17,7 +17,9 @@ from test_cli import _environment, run, write_config  # noqa: F401 (fixture)
 
 from mailbot.publish.report import _running_days
 from mailbot.store.engine import make_engine, session_factory
+from mailbot.store.kinds import OutboxStatus
 from mailbot.store.models import Game, Outbox, Player
+from mailbot.store.outbox import dismiss
 
 START = """
 index: RO-1
@@ -307,6 +309,27 @@ def test_a_newcomer_inherits_the_leave_the_offer_to_the_place_and_no_conditional
         assert since(b, "bruno@example.org", before, "move")  # Ivan's move reached Bruno
     finally:
         b.close()
+
+
+def test_mail_given_up_and_dismissed_goes_to_the_new_address_and_may_warn_again(
+    bench: Bench,
+) -> None:
+    """A TD corrects the address of mail given up and dismissed: it waits to go again,
+    not marked dismissed, so that failing again it warns again."""
+    bench.send(BLACK, "status", at(2), subject="[RO-1/1] status")
+    with bench.sessions.begin() as session:
+        row = session.scalars(select(Outbox).where(Outbox.status == "pending")).all()[-1]
+        assert BLACK in row.to_addrs
+        row.status = OutboxStatus.FAILED
+        dismiss(session, row.id, at(2, 10))
+        row_id = row.id
+    bench.send(TD, "address black bella@home.example", at(3), headers=DMARC)
+    with bench.sessions() as session:
+        again = session.get(Outbox, row_id)
+        assert again is not None
+        assert (again.status, again.to_addrs, again.dismissed_at) == (
+            "pending", ["bella@home.example"], None,
+        )  # fmt: skip
 
 
 def test_a_new_address_takes_the_mail_still_waiting(bench: Bench) -> None:

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.rules.clock import NaiveDatetimeError
 from mailbot.store.engine import describe_url, make_engine, session_factory
+from mailbot.store.kinds import OutboxStatus
 from mailbot.store.models import (
     Base,
     Game,
@@ -26,6 +27,7 @@ from mailbot.store.models import (
     Player,
     Tournament,
 )
+from mailbot.store.outbox import dismiss
 from mailbot.store.schema import downgrade, migrations_directory, schema_revision, upgrade
 from mailbot.store.startlist import parse_start_list
 from mailbot.store.tournaments import DuplicateTournamentError, import_start_list
@@ -129,7 +131,7 @@ def test_upgrade_is_idempotent_and_reversible(db_url: str) -> None:
     assert schema_revision(db_url) is None
     upgrade(db_url)
     upgrade(db_url)
-    assert schema_revision(db_url) == "0014"
+    assert schema_revision(db_url) == "0015"
     engine = make_engine(db_url)
     try:
         with engine.begin() as connection:
@@ -164,7 +166,7 @@ def test_upgrade_from_the_first_schema_keeps_the_mail(db_url: str) -> None:
                 ],
             )
         upgrade(engine)
-        assert schema_revision(engine) == "0014"
+        assert schema_revision(engine) == "0015"
         assert schema_differences(engine) == []
         with session_factory(engine).begin() as session:
             assert len(session.scalars(select(InboundMessage)).all()) == 2
@@ -186,7 +188,7 @@ def test_upgrade_from_0002_keeps_the_tournaments_with_the_old_behaviour(db_url: 
         columns = {c["name"] for c in inspect(engine).get_columns("players")}
         assert "digest" not in columns and "gender" not in columns
         upgrade(engine)
-        assert schema_revision(engine) == "0014"
+        assert schema_revision(engine) == "0015"
         assert schema_differences(engine) == []
         with session_factory(engine)() as session:
             t = session.scalars(select(Tournament)).one()
@@ -221,7 +223,7 @@ def test_0008_drops_the_unused_clock_columns_and_keeps_the_games_moves(db_url: s
             ).all()
         assert [tuple(r) for r in rows] == [(0, 1), (0, 1)]
         upgrade(engine)
-        assert schema_revision(engine) == "0014"
+        assert schema_revision(engine) == "0015"
         assert schema_differences(engine) == []
         columns = {c["name"] for c in inspect(engine).get_columns("games")}
         assert not columns & {"white_oversteps", "black_count_start_move"}
@@ -260,7 +262,7 @@ def test_0014_keeps_the_held_orders_both_ways_and_what_they_answer(db_url: str) 
             orders = connection.exec_driver_sql("SELECT status FROM held_orders").all()
         assert [tuple(r) for r in orders] == [("held",), ("held",)]
         upgrade(engine)
-        assert schema_revision(engine) == "0014"
+        assert schema_revision(engine) == "0015"
         assert schema_differences(engine) == []
         with session_factory(engine)() as session:
             answered = session.scalars(select(HeldOrder.answered_id)).all()
@@ -518,3 +520,33 @@ def test_make_engine_and_helpers() -> None:
     assert make_engine("postgresql://u@h/d").dialect.driver == "psycopg"
     assert describe_url("postgresql+psycopg://u:pw@h/d") == "postgresql+psycopg://u:***@h/d"
     assert (migrations_directory() / "versions" / "0001_initial.py").is_file()
+
+
+def test_0015_keeps_the_mail_given_up_both_ways_and_what_was_dismissed(db_url: str) -> None:
+    """0015 adds to each outbox row when it was dismissed: rows before it were dismissed
+    by no one; going back drops the column and keeps the rows."""
+    bench = Bench(db_url)  # at the newest revision
+    try:
+        bench.send("stranger@example.net", "What a game!", NOW, subject="Hello")
+    finally:
+        bench.close()
+    engine = make_engine(db_url)
+    try:
+        with session_factory(engine).begin() as session:
+            (row,) = session.scalars(select(Outbox)).all()
+            row.status = OutboxStatus.FAILED
+            (dismissed,) = dismiss(session, row.id, NOW)
+            assert dismissed.dismissed_at == NOW
+        downgrade(engine, "0014")
+        assert "dismissed_at" not in {c["name"] for c in inspect(engine).get_columns("outbox")}
+        with engine.connect() as connection:
+            kept = connection.exec_driver_sql("SELECT status, to_addrs FROM outbox").all()
+        assert [r[0] for r in kept] == ["failed"] and "stranger@example.net" in str(kept[0][1])
+        upgrade(engine)
+        assert schema_revision(engine) == "0015"
+        assert schema_differences(engine) == []
+        with session_factory(engine)() as session:
+            again = session.scalars(select(Outbox)).one()
+            assert (again.status, again.dismissed_at) == ("failed", None)
+    finally:
+        engine.dispose()

@@ -20,6 +20,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 
 __all__ = [
+    "GONE_WRONG",
     "ClaimDecider",
     "ClaimKind",
     "ClaimState",
@@ -52,6 +53,11 @@ class OutboxStatus(enum.StrEnum):
     SENT = "sent"
     FAILED = "failed"
     BOUNCED = "bounced"
+
+
+#: The statuses of mail that went wrong for good: ``mailbot health`` warns about such
+#: rows until they are dismissed (``mailbot outbox dismiss``).
+GONE_WRONG = (OutboxStatus.FAILED, OutboxStatus.BOUNCED)
 
 
 class ClaimKind(enum.StrEnum):

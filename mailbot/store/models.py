@@ -572,6 +572,9 @@ class Outbox(Base):
     verp_check: Mapped[str | None] = mapped_column(String(32))
     #: When a delivery report said the message never arrived (status ``bounced``).
     bounced_at: Mapped[datetime.datetime | None]
+    #: When the operator dismissed the row given up or bounced (``mailbot outbox dismiss``):
+    #: it stays listed and no longer counts in ``mailbot health``; a new failure clears it.
+    dismissed_at: Mapped[datetime.datetime | None]
 
     game: Mapped[Game | None] = relationship()
     inbound: Mapped[InboundMessage | None] = relationship()

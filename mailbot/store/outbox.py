@@ -28,14 +28,14 @@ import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.mail.addresses import AddressError, ascii_domain, normal_address, smtp_address
 from mailbot.mail.bounces import Failure, Report, new_check, return_path, tag_in
 from mailbot.mail.postman import Postman, SendError, compose_address
 from mailbot.store.engine import recent
-from mailbot.store.kinds import OutboxStatus
+from mailbot.store.kinds import GONE_WRONG, OutboxStatus
 from mailbot.store.models import Outbox, Player
 
 log = logging.getLogger(__name__)
@@ -505,7 +505,7 @@ def _to(row: Outbox) -> str:
 def _give_up(
     session: Session, row: Outbox, now: datetime.datetime, on_give_up: GiveUp | None
 ) -> None:
-    row.status = OutboxStatus.FAILED
+    row.status, row.dismissed_at = OutboxStatus.FAILED, None
     log.error("outbox %s to %s given up: %s", row.id, _to(row), row.last_error)
     if on_give_up is not None and UNDELIVERABLE not in row.headers:
         on_give_up(session, row, now)
@@ -516,6 +516,58 @@ def listing(session: Session, *, status: str = "pending") -> list[Outbox]:
     return list(
         session.scalars(select(Outbox).where(Outbox.status == status).order_by(Outbox.id)).all()
     )
+
+
+class NotDismissible(ValueError):
+    """The id names no row given up or bounced; ``args[0]`` says so in one line."""
+
+
+def dismiss(session: Session, row_id: int | None, now: datetime.datetime) -> list[Outbox]:
+    """Dismiss the row given up or bounced with ``row_id`` (None: every one not yet
+    dismissed) at ``now``: it stays listed, marked, and no longer counts in ``mailbot
+    health``. A row dismissed already keeps its instant. Returns the rows named.
+
+    Raises :class:`NotDismissible` for an id that names no row, or a row still
+    waiting or sent.
+    """
+    if row_id is None:
+        rows = session.scalars(
+            select(Outbox)
+            .where(Outbox.status.in_(GONE_WRONG), Outbox.dismissed_at.is_(None))
+            .order_by(Outbox.id)
+            .with_for_update()
+        ).all()
+    else:
+        row = session.get(Outbox, row_id, with_for_update=True)
+        if row is None:
+            raise NotDismissible(f"no mail {row_id} in the outbox; see mailbot outbox --failed")
+        if row.status not in GONE_WRONG:
+            raise NotDismissible(
+                f"mail {row_id} is {row.status.value}, neither given up nor bounced: "
+                "only those are dismissed"
+            )
+        rows = [row]
+    for row in rows:
+        if row.dismissed_at is None:
+            row.dismissed_at = now
+    return list(rows)
+
+
+def gone_wrong(session: Session) -> dict[OutboxStatus, tuple[int, int]]:
+    """Of the mail given up and of the mail bounced: how many rows are not dismissed
+    (what ``mailbot health`` and the metrics warn about), and how many are."""
+    counted = session.execute(
+        select(
+            Outbox.status,
+            func.count().filter(Outbox.dismissed_at.is_(None)),
+            func.count().filter(Outbox.dismissed_at.is_not(None)),
+        )
+        .where(Outbox.status.in_(GONE_WRONG))
+        .group_by(Outbox.status)
+    ).all()
+    found = {status: (0, 0) for status in GONE_WRONG}
+    found.update({status: (warn, dismissed) for status, warn, dismissed in counted})
+    return found
 
 
 # ---------------------------------------------------------------------------
@@ -638,6 +690,7 @@ def note_delay(row: Outbox, error: str) -> None:
 def mark_bounced(row: Outbox, now: datetime.datetime, error: str) -> None:
     """A delivery report says the row's mail failed for good, with ``error``, at ``now``."""
     row.status, row.bounced_at, row.last_error = OutboxStatus.BOUNCED, now, error
+    row.dismissed_at = None  # a new failure: it warns again
 
 
 def count_bounce(player: Player, now: datetime.datetime) -> int:

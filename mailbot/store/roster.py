@@ -103,6 +103,7 @@ def change_address(session: Session, player: Player, address: str, now: datetime
             row.to_addrs = [player.email if a == before else a for a in row.to_addrs]
             if row.status == OutboxStatus.FAILED:
                 row.status, row.attempts, row.next_attempt_at = OutboxStatus.PENDING, 0, now
+                row.dismissed_at = None
     return before
 
 
