@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from mailbot.mail.addresses import AddressError, ascii_domain, normal_address, smtp_address
 from mailbot.mail.bounces import Failure, Report, new_check, return_path, tag_in
 from mailbot.mail.postman import Postman, SendError, compose_address
+from mailbot.rules.errors import StoreError
 from mailbot.store.engine import recent
 from mailbot.store.kinds import GONE_WRONG, OutboxStatus
 from mailbot.store.models import Outbox, Player
@@ -518,7 +519,7 @@ def listing(session: Session, *, status: str = "pending") -> list[Outbox]:
     )
 
 
-class NotDismissible(ValueError):
+class NotDismissible(StoreError, ValueError):
     """The id names no row given up or bounced; ``args[0]`` says so in one line."""
 
 

@@ -35,6 +35,8 @@ from typing import Any
 import yaml
 from yaml.constructor import ConstructorError
 
+from mailbot.rules.errors import StoreError
+
 #: The deepest nesting of lists and mappings a file may have.
 MAX_DEPTH = 50
 #: The most characters a file may have.
@@ -46,7 +48,7 @@ _NOT_TEXT = re.compile(r"[\x00\ud800-\udfff]")
 _BOOLEANS = "true, false, yes, no, on or off"
 
 
-class YamlProblem(ValueError):
+class YamlProblem(StoreError, ValueError):
     """The text is not YAML the bot reads; ``line`` and ``column`` count from 1 (0:
     unknown), ``problem`` is one line.
 
