@@ -351,8 +351,9 @@ class Mailbox:
             raise MailboxError("not connected")
         return self._client
 
-    def connect(self) -> None:
-        """Log in, make sure the folders exist and select the inbox folder.
+    def connect(self, *, prepare: bool = True) -> None:
+        """Log in, make sure the folders exist and select the inbox folder (not
+        ``prepare``: only log in and read the capabilities and the namespace).
 
         With OAuth2, an access token the server refuses is refreshed once and the
         login tried again on a new connection.
@@ -381,7 +382,10 @@ class Mailbox:
                         refused = token
                         self.close(polite=False)
                         continue
-                self._prepare(client)
+                if prepare:
+                    self._prepare(client)
+                else:
+                    self._look(client)
                 return
             except MailboxError:
                 self.close(polite=False)
@@ -445,10 +449,8 @@ class Mailbox:
     def _prepare(self, client: IMAPClient) -> None:
         """The folders named as the server names them and made if missing, the
         capabilities read, the inbox selected."""
-        s = self.settings
-        self.capabilities = frozenset(client.capabilities())
-        self.folders = folders = Folders.of(s, namespace_of(client))
-        existing = {name for _flags, _delim, name in client.list_folders()}
+        folders = self._look(client)
+        existing = self.existing()
         for key, folder in folders.named()[1:]:
             if folder not in existing:
                 try:
@@ -462,6 +464,16 @@ class Mailbox:
                 FolderKey.FOLDER, folders.inbox, "select", _server_words(exc), folders
             ) from exc
         self.uidvalidity = int(selected[b"UIDVALIDITY"])
+
+    def _look(self, client: IMAPClient) -> Folders:
+        """The capabilities and the folders' names on the server read."""
+        self.capabilities = frozenset(client.capabilities())
+        self.folders = Folders.of(self.settings, namespace_of(client))
+        return self.folders
+
+    def existing(self) -> set[str]:
+        """The names of the account's folders (LIST)."""
+        return {name for _flags, _delim, name in self.client.list_folders()}
 
     def close(self, *, polite: bool = True) -> None:
         """Log out (or, not ``polite``, just drop the connection); never raises."""
