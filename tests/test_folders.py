@@ -12,11 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from harness import Federation, config_mapping, login
 from mailservers import Cyrus, Dovecot, ImapAccount, SmtpSink, cyrus_server, running_dovecot
 from test_quarantine import BROKEN, IVANOV, SMITH, START_LIST, at, failing, mails, poll, run_cli
 
+from mailbot.cli import main
 from mailbot.mail.inbox import Mailbox, MailboxError, Namespace, namespace_of
+from mailbot.store.schema import upgrade
 
 __all__ = ["cyrus_server", "failing"]  # fixtures
 
@@ -129,6 +132,24 @@ def test_a_folder_the_server_refuses_is_reported_by_its_key(cyrus_server: Cyrus)
         'imap.done_folder: the server refused to create "user.someone.Done": '
         'Permission denied; "user." holds folders of other accounts: this one\'s lie '
         'under "INBOX."'
+    )
+
+
+def test_poll_names_the_refused_folder_s_key_not_the_server(
+    db_url: str, cyrus_server: Cyrus, smtp_sink: SmtpSink, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    account = cyrus_server.account()
+    mapping = config_mapping(db_url, account, smtp_sink)
+    mapping["imap"]["quarantine_folder"] = "user.td.Quarantine"  # type: ignore[index]
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(mapping))
+    upgrade(db_url)
+    assert main(["-c", str(path), "poll", "--once"]) == 1
+    assert capsys.readouterr().err == (
+        f"mailbot: {path}: imap.quarantine_folder: the server refused to create "
+        '"user.td.Quarantine": Permission denied; "user." holds folders of other accounts: '
+        'this one\'s lie under "INBOX."\n'
     )
 
 
