@@ -215,12 +215,17 @@ tls_ca_cert_file = {self.ca_file}
         return ImapAccount("127.0.0.1", self.port, name, password)
 
     def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        _stop(self.proc)
+
+
+def _stop(proc: subprocess.Popen[bytes] | None) -> None:
+    """Stop a server's process: politely, then not."""
+    if proc is not None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def _require_dovecot() -> None:
@@ -247,9 +252,16 @@ def running_dovecot(
         ca.write_bytes(provider.cert.read_bytes())
         ca.chmod(0o644)
         server = Dovecot(root, f"{provider.url}/introspect", ca)
+    with _serving(server, root):
+        yield server
+
+
+@contextlib.contextmanager
+def _serving(server: Dovecot | Cyrus, root: Path) -> Iterator[None]:
+    """``server`` started, and after stopped and its folder ``root`` removed."""
     server.start()
     try:
-        yield server
+        yield
     finally:
         server.stop()
         shutil.rmtree(root, ignore_errors=True)
@@ -335,12 +347,7 @@ DAEMON {{
         return ImapAccount("127.0.0.1", self.port, f"bot{n}", f"pw{n}")
 
     def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        _stop(self.proc)
 
 
 def cyrus_home() -> Path | None:
@@ -362,12 +369,8 @@ def cyrus_server() -> Iterator[Cyrus]:
     root = Path(tempfile.mkdtemp(prefix="mailbot-cyrus-"))
     root.chmod(0o755)
     server = Cyrus(home, root)
-    server.start()
-    try:
+    with _serving(server, root):
         yield server
-    finally:
-        server.stop()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @dataclasses.dataclass(frozen=True)

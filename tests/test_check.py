@@ -116,30 +116,22 @@ def test_a_good_configuration_is_all_ok_and_changes_nothing(
     client.logout()
 
 
-def test_a_wrong_imap_password_is_one_line_naming_the_key(
-    tmp_path: Path, database: str, account: ImapAccount, smtp_port: int
+@pytest.mark.parametrize("section", ["imap", "smtp"])
+def test_a_wrong_password_is_one_line_naming_the_key(
+    tmp_path: Path, database: str, account: ImapAccount, smtp_port: int, section: str
 ) -> None:
+    """The other checks still run."""
     mapping = configuration(database, account, smtp_port)
-    mapping["imap"]["password"] = "wrong"
+    mapping[section]["password"] = "wrong"
     code, lines = check(tmp_path, mapping)
-    assert failing(lines) == [
-        f"CRITICAL imap login: IMAP 127.0.0.1:{account.port} refused the login "
-        "(Authentication failed. [AUTHENTICATIONFAILED]); check imap.username and imap.password"
-    ]
-    assert code == 2
-    assert lines[-1].startswith("OK smtp login")  # the other checks still run
-
-
-def test_a_wrong_smtp_password_is_one_line_naming_the_key(
-    tmp_path: Path, database: str, account: ImapAccount, smtp_port: int
-) -> None:
-    mapping = configuration(database, account, smtp_port)
-    mapping["smtp"]["password"] = "wrong"
-    code, lines = check(tmp_path, mapping)
-    assert failing(lines) == [
-        f"CRITICAL smtp login: SMTP 127.0.0.1:{smtp_port}: login refused (535); "
-        "check smtp.username and smtp.password"
-    ]
+    said = {
+        "imap": f"CRITICAL imap login: IMAP 127.0.0.1:{account.port} refused the login "
+        "(Authentication failed. [AUTHENTICATIONFAILED]); check imap.username and imap.password",
+        "smtp": f"CRITICAL smtp login: SMTP 127.0.0.1:{smtp_port}: login refused (535); "
+        "check smtp.username and smtp.password",
+    }
+    assert failing(lines) == [said[section]]
+    assert len(lines) == (7 if section == "smtp" else 3)
     assert code == 2
 
 
