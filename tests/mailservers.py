@@ -297,7 +297,7 @@ class Cyrus:
 
     def start(self) -> None:
         entry = pwd.getpwnam(self.user)
-        for sub in ("conf", "partition", "run"):
+        for sub in ("conf", "conf/socket", "partition", "run"):  # socket: IDLE's
             (self.root / sub).mkdir(exist_ok=True)
             os.chown(self.root / sub, entry.pw_uid, entry.pw_gid)
         group = grp.getgrgid(entry.pw_gid).gr_name
