@@ -451,7 +451,10 @@ class Mailbox:
         capabilities read, the inbox selected."""
         folders = self._look(client)
         existing = self.existing()
-        for key, folder in folders.named()[1:]:
+        for key, folder in (
+            (FolderKey.DONE, folders.done),
+            (FolderKey.QUARANTINE, folders.quarantine),
+        ):
             if folder not in existing:
                 try:
                     client.create_folder(folder)
