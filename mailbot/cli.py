@@ -183,13 +183,15 @@ def infrastructure_problem(exc: Exception, config: Config | None, path: Path) ->
         TimeoutError,
     )
 
-    from mailbot.mail.inbox import MailboxError, OAuthRefused
+    from mailbot.mail.inbox import FolderRefused, MailboxError, OAuthRefused
     from mailbot.store.outage import StoreUnavailable, fault_of
 
     if isinstance(exc, StoreUnavailable):
         return f"{exc}; {exc.fault.advice(str(path))}"
     if isinstance(exc, OAuthRefused):
         return str(exc)  # it names the account and the fix (a command, or a key to change)
+    if isinstance(exc, FolderRefused):
+        return f"{path}: {exc}"  # the server runs and took the login: the key is the question
     if isinstance(exc, MailboxError) and "refused the login" in str(exc):
         return f"{exc} in {path}"  # the server runs: the account is the question
     if isinstance(exc, MailboxError):

@@ -104,9 +104,10 @@ class ImapConfig:
     #: Empty with ``auth: oauth2``.
     password: str = dataclasses.field(repr=False)
     #: The folder the bot reads.
-    folder: str
-    #: Processed mail is moved here (created if missing).
-    done_folder: str
+    folder: str = "INBOX"
+    #: Processed mail is moved here (created if missing). A folder name without the
+    #: server's personal prefix (``INBOX.`` on some servers) has it added.
+    done_folder: str = "Processed"
     #: Mail that failed three times is moved here.
     quarantine_folder: str = "Quarantine"
     #: IDLE is re-issued after this many seconds.
@@ -307,8 +308,8 @@ def _imap(top: _Section) -> ImapConfig:
         security=imap.choice("security", Security),
         username=imap.text("username"),
         password=imap.check(lambda: _password(imap, imap_auth, required=True) or "", ""),
-        folder=imap.text("folder"),
-        done_folder=imap.text("done_folder"),
+        folder=imap.text("folder", default="INBOX"),
+        done_folder=imap.text("done_folder", default="Processed"),
         quarantine_folder=imap.text("quarantine_folder", default="Quarantine"),
         idle_seconds=imap.whole("idle_seconds", default=300, low=1),
         poll_seconds=imap.whole("poll_seconds", default=60, low=1),

@@ -111,17 +111,17 @@ def checks(
     used. ``tokens``: the accounts that log in with OAuth2 (:func:`oauth_accounts`)."""
     fault = probe(sessions)
     if fault is not None:
-        return [Check(Level.CRITICAL, "database", fault.line()), *_tokens(tokens)]
+        return [Check(Level.CRITICAL, "database", fault.line()), *oauth_tokens(tokens)]
     found = [Check(Level.OK, "database", "reachable and writes")]
     bind = sessions.kw["bind"]
     at, want = schema_revision(bind), migrations_head()
     if at != want:
         said = f"at revision {at or 'none'}, the code wants {want}: run mailbot init"
-        return [*found, Check(Level.CRITICAL, "migration", said), *_tokens(tokens)]
+        return [*found, Check(Level.CRITICAL, "migration", said), *oauth_tokens(tokens)]
     found.append(Check(Level.OK, "migration", f"at revision {at}"))
     with sessions() as session:
         found += _work(session, limits, now)
-    return found + _tokens(tokens)
+    return found + oauth_tokens(tokens)
 
 
 def oauth_accounts(config: Config) -> list[tuple[str, OAuth2Config]]:
@@ -133,14 +133,14 @@ def oauth_accounts(config: Config) -> list[tuple[str, OAuth2Config]]:
     ]
 
 
-def _tokens(accounts: Sequence[tuple[str, OAuth2Config]]) -> list[Check]:
+def oauth_tokens(accounts: Sequence[tuple[str, OAuth2Config]]) -> list[Check]:
     """One ``oauth2`` line for the OAuth2 accounts (none without one): the worst finding.
 
     The token file is read by the real clock (token lifetimes do not follow ``--now``).
 
     >>> from mailbot.mail.settings import Provider
     >>> settings = OAuth2Config(Provider.GOOGLE, "id", "/nonexistent/t.json", config_file="c")
-    >>> print(_tokens([("smtp", settings)])[0].line())
+    >>> print(oauth_tokens([("smtp", settings)])[0].line())
     CRITICAL oauth2: smtp: no token file /nonexistent/t.json; run: mailbot -c c oauth authorize smtp
     """
     if not accounts:

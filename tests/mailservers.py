@@ -21,6 +21,7 @@ import dataclasses
 import email
 import email.message
 import email.policy
+import grp
 import itertools
 import os
 import pwd
@@ -76,8 +77,17 @@ class Dovecot:
     trusting the certificate ``ca_file``)."""
 
     def __init__(
-        self, root: Path, introspection_url: str | None = None, ca_file: Path | None = None
+        self,
+        root: Path,
+        introspection_url: str | None = None,
+        ca_file: Path | None = None,
+        *,
+        separator: str | None = None,
     ) -> None:
+        #: With a separator (``.`` or ``/``): the account's folders lie under ``INBOX``
+        #: and that separator (a personal namespace with the prefix ``INBOX.``), as
+        #: cPanel hosts keep them.
+        self.separator = separator
         self.introspection_url = introspection_url
         self.ca_file = ca_file
         self.root = root
@@ -107,6 +117,14 @@ class Dovecot:
         if self.introspection_url is not None:
             mechanisms += " xoauth2 oauthbearer"
             oauth2 = self._oauth2_passdb()
+        layout, namespace = "", ""
+        if self.separator is not None:
+            layout = ":LAYOUT=fs" if self.separator == "/" else ""
+            namespace = f"""namespace inbox {{
+  inbox = yes
+  prefix = INBOX{self.separator}
+  separator = {self.separator}
+}}"""
         conf = self.conf
         conf.write_text(
             f"""
@@ -121,7 +139,8 @@ auth_mechanisms = {mechanisms}
 auth_failure_delay = 0
 default_internal_user = {internal}
 default_login_user = {login}
-mail_location = maildir:{self.mail}/%u
+mail_location = maildir:{self.mail}/%u{layout}
+{namespace}
 first_valid_uid = 1
 first_valid_gid = 1
 passdb {{
@@ -196,12 +215,17 @@ tls_ca_cert_file = {self.ca_file}
         return ImapAccount("127.0.0.1", self.port, name, password)
 
     def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        _stop(self.proc)
+
+
+def _stop(proc: subprocess.Popen[bytes] | None) -> None:
+    """Stop a server's process: politely, then not."""
+    if proc is not None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def _require_dovecot() -> None:
@@ -212,22 +236,32 @@ def _require_dovecot() -> None:
 
 
 @contextlib.contextmanager
-def running_dovecot(prefix: str, provider: Provider | None = None) -> Iterator[Dovecot]:
-    """A Dovecot in a new temporary folder (with OAuth2 through ``provider``), stopped
-    and removed after."""
+def running_dovecot(
+    prefix: str, provider: Provider | None = None, *, separator: str | None = None
+) -> Iterator[Dovecot]:
+    """A Dovecot in a new temporary folder (with OAuth2 through ``provider``; with
+    ``separator``, the personal namespace ``INBOX`` + separator), stopped and removed
+    after."""
     _require_dovecot()
     root = Path(tempfile.mkdtemp(prefix=prefix))
     root.chmod(0o755)
     if provider is None:
-        server = Dovecot(root)
+        server = Dovecot(root, separator=separator)
     else:
         ca = root / "provider.pem"
         ca.write_bytes(provider.cert.read_bytes())
         ca.chmod(0o644)
         server = Dovecot(root, f"{provider.url}/introspect", ca)
+    with _serving(server, root):
+        yield server
+
+
+@contextlib.contextmanager
+def _serving(server: Dovecot | Cyrus, root: Path) -> Iterator[None]:
+    """``server`` started, and after stopped and its folder ``root`` removed."""
     server.start()
     try:
-        yield server
+        yield
     finally:
         server.stop()
         shutil.rmtree(root, ignore_errors=True)
@@ -243,6 +277,100 @@ def dovecot_server() -> Iterator[Dovecot]:
 def imap_account(dovecot_server: Dovecot) -> ImapAccount:
     """A fresh IMAP account on the session's Dovecot."""
     return dovecot_server.account()
+
+
+class Cyrus:
+    """A Cyrus IMAP of the test session, run from the unpacked Debian packages in
+    ``home`` (``cyrus-imapd`` conflicts with ``dovecot-imapd`` as an installed
+    package; scripts/test unpacks it) with a throwaway configuration in ``root``: the
+    standard namespace (folders under ``INBOX.``), any password taken
+    (``sasl_pwcheck_method: alwaystrue``), an account's inbox made at its first login.
+    """
+
+    def __init__(self, home: Path, root: Path) -> None:
+        self.home = home
+        self.root = root
+        self.port = free_port()
+        self._accounts = itertools.count(1)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.user = "nobody" if os.geteuid() == 0 else pwd.getpwuid(os.geteuid()).pw_name
+
+    def start(self) -> None:
+        entry = pwd.getpwnam(self.user)
+        for sub in ("conf", "conf/socket", "partition", "run"):  # socket: IDLE's
+            (self.root / sub).mkdir(exist_ok=True)
+            os.chown(self.root / sub, entry.pw_uid, entry.pw_gid)
+        group = grp.getgrgid(entry.pw_gid).gr_name
+        conf = self.root / "imapd.conf"
+        conf.write_text(
+            f"""configdirectory: {self.root}/conf
+defaultpartition: default
+partition-default: {self.root}/partition
+cyrus_user: {self.user}
+cyrus_group: {group}
+sasl_pwcheck_method: alwaystrue
+sasl_mech_list: PLAIN LOGIN
+allowplaintext: yes
+virtdomains: off
+altnamespace: no
+unixhierarchysep: no
+autocreate_quota: 0
+idlesocket: {self.root}/run/idle
+notifysocket: {self.root}/run/notify
+lmtpsocket: {self.root}/run/lmtp
+"""
+        )
+        bin_ = self.home / "usr/lib/cyrus/bin"
+        services = self.root / "cyrus.conf"
+        services.write_text(
+            f"""START {{
+  recover cmd="{bin_}/ctl_cyrusdb -r -C {conf}"
+}}
+SERVICES {{
+  imap cmd="{bin_}/imapd -C {conf}" listen="127.0.0.1:{self.port}" prefork=0
+}}
+EVENTS {{
+}}
+DAEMON {{
+}}
+"""
+        )
+        libraries = [str(self.home / folder / "x86_64-linux-gnu") for folder in ("usr/lib", "lib")]
+        env = {**os.environ, "LD_LIBRARY_PATH": ":".join(libraries)}
+        master = [str(bin_ / "master"), "-C", str(conf), "-M", str(services), "-D"]
+        self.proc = subprocess.Popen([*master, "-p", str(self.root / "run/master.pid")], env=env)
+        _wait_for_port(self.port)
+
+    def account(self) -> ImapAccount:
+        """A new, empty IMAP account (any password logs in)."""
+        n = next(self._accounts)
+        return ImapAccount("127.0.0.1", self.port, f"bot{n}", f"pw{n}")
+
+    def stop(self) -> None:
+        _stop(self.proc)
+
+
+def cyrus_home() -> Path | None:
+    """Where Cyrus IMAP's unpacked packages are (or the installed ones), if anywhere."""
+    named = os.environ.get("MAILBOT_TEST_CYRUS") or "/var/tmp/mailbot-test/cyrus"
+    for home in (Path(named), Path("/")):
+        if (home / "usr/lib/cyrus/bin/master").exists():
+            return home
+    return None
+
+
+@pytest.fixture(scope="session")
+def cyrus_server() -> Iterator[Cyrus]:
+    home = cyrus_home()
+    if home is None:
+        if os.environ.get("CI"):
+            pytest.fail("Cyrus IMAP is missing: CI must unpack cyrus-imapd (scripts/test)")
+        pytest.skip("Cyrus IMAP is not here (scripts/test unpacks cyrus-imapd)")
+    root = Path(tempfile.mkdtemp(prefix="mailbot-cyrus-"))
+    root.chmod(0o755)
+    server = Cyrus(home, root)
+    with _serving(server, root):
+        yield server
 
 
 @dataclasses.dataclass(frozen=True)

@@ -145,7 +145,7 @@ ERRORS: list[tuple[str, str, Any, str]] = [
     ("unknown key in an optional section", "sweep.minute", 5, "sweep.minute: unknown key"),
     ("missing database", "database", ..., "database: is required"),
     ("missing section", "smtp", ..., "smtp: is required"),
-    ("missing nested key", "imap.done_folder", ..., "imap.done_folder: is required"),
+    ("missing nested key", "imap.username", ..., "imap.username: is required"),
     ("section not a mapping", "imap", "127.0.0.1", "imap: must be a mapping"),
     ("port not a number", "imap.port", "993a", "imap.port: must be a whole number"),
     ("port a float", "smtp.port", 465.5, "smtp.port: must be a whole number"),

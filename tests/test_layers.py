@@ -74,7 +74,7 @@ def test_each_layer_is_a_folder_that_says_what_it_may_import(folder: str) -> Non
 def test_the_entry_points_are_the_only_modules_left_at_the_top() -> None:
     top = {p.stem for p in PACKAGE.glob("*.py")}
     assert top == {
-        "__init__", "__main__", "cli", "config", "courier", "daemon", "demo", "health",
+        "__init__", "__main__", "cli", "config", "courier", "daemon", "demo", "health", "preflight",
         "logs", "metrics", "service",
     }  # fmt: skip
 

@@ -48,3 +48,26 @@ def health(ctx: CommandContext, args: argparse.Namespace) -> int:
     for check in found:
         print(check.line(), file=ctx.stdout)
     return int(checkup.worst(found))
+
+
+@COMMANDS.command(
+    "check",
+    help="tries the configuration against the real servers and changes nothing: the "
+    "database, the IMAP login, the folders, IDLE, the SMTP login, OAuth2 tokens; one line "
+    "per check; exit 0 OK, 1 warning, 2 critical or bad config",
+    arguments=lambda parser: described(
+        parser,
+        "Before the daemon runs: logs in to the IMAP and SMTP servers as the bot would (no\n"
+        "mail is sent, no folder made), names the folders the bot will use as the server\n"
+        "names them, and reads the database without writing to it. Each line says OK,\n"
+        "WARNING or CRITICAL, what was tried, and the key to fix.\n\n"
+        "example:\n  mailbot -c /etc/mailbot/config.yaml check",
+    ),
+)
+def check(ctx: CommandContext, args: argparse.Namespace) -> int:
+    from mailbot import health, preflight
+
+    found = preflight.checks(ctx.settings)
+    for finding in found:
+        print(finding.line(), file=ctx.stdout)
+    return int(health.worst(found))

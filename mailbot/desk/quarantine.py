@@ -341,7 +341,7 @@ def _release_row(
     The row's change is committed only after the mailbox has moved (or
     appended) the message; "" if the row was released meanwhile by another.
     """
-    folder = mailbox.settings.folder
+    folder = mailbox.folders.inbox
     with sessions() as session, session.begin():
         if not release_quarantined(session, row_id):
             return ""
@@ -353,7 +353,7 @@ def _release_row(
             return said + f"moved back to {folder}"
         mailbox.put_back(row.raw, row.internaldate)
         received = row.internaldate.astimezone(ZoneInfo(timezone)).strftime("%Y-%m-%d %H:%M")
-        quarantine = mailbox.settings.quarantine_folder
+        quarantine = mailbox.folders.quarantine
         return said + (
             f"no copy in {quarantine}; its stored bytes appended to {folder} as received {received}"
         )

@@ -15,6 +15,7 @@ import ast
 import contextlib
 import dataclasses
 import datetime
+import enum
 import hashlib
 import logging
 import re
@@ -61,6 +62,15 @@ def _reason(exc: BaseException) -> str:
     return text.splitlines()[0][:300]
 
 
+def _server_words(exc: BaseException) -> str:
+    """What the server answered, without imapclient's name of the command.
+
+    >>> _server_words(IMAPClient.Error("create failed: Permission denied"))
+    'Permission denied'
+    """
+    return re.sub(r"^[a-z]+ failed: ", "", _reason(exc))
+
+
 class ImapSettings(Protocol):
     """The ``imap:`` section of the configuration."""
 
@@ -84,6 +94,161 @@ class ImapSettings(Protocol):
 
 class MailboxError(MailError, RuntimeError):
     """The IMAP server could not be reached or refused a command."""
+
+
+class FolderRefused(MailboxError):
+    """The server refused to create or select a configured folder.
+
+    >>> folders = Folders(Namespace("", "."), "INBOX", "Bad/", "Quarantine")
+    >>> print(FolderRefused(FolderKey.DONE, "Bad/", "create", "Invalid name", folders))
+    imap.done_folder: the server refused to create "Bad/": Invalid name
+    """
+
+    def __init__(self, key: FolderKey, name: str, verb: str, reason: str, folders: Folders) -> None:
+        hint = folders.namespace.hint(name)
+        super().__init__(f"{key.key}: the server refused to {verb} {_quoted(name)}: {reason}{hint}")
+        self.key = key
+
+
+class FolderKey(enum.Enum):
+    """The keys of the ``imap:`` section that name a folder."""
+
+    FOLDER = "folder"
+    DONE = "done_folder"
+    QUARANTINE = "quarantine_folder"
+
+    @property
+    def key(self) -> str:
+        """The key as the configuration writes it: ``imap.done_folder``."""
+        return f"imap.{self.value}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Namespace:
+    """Where the account's own folders lie (RFC 2342): the personal namespace's prefix
+    and hierarchy separator, and the prefixes of the other namespaces (other users',
+    shared) that a folder name may also be written under.
+
+    A name is written as the user thinks of it; the server's name puts the prefix in
+    front, unless the name is the inbox or already lies under a prefix:
+
+    >>> cyrus = Namespace("INBOX.", ".", ("user.",))
+    >>> cyrus.name("Processed"), cyrus.name("INBOX.Processed"), cyrus.name("inbox")
+    ('INBOX.Processed', 'INBOX.Processed', 'inbox')
+    >>> Namespace("", "/").name("Processed")
+    'Processed'
+    """
+
+    prefix: str
+    separator: str | None
+    others: tuple[str, ...] = ()
+
+    def name(self, folder: str) -> str:
+        """The server's name for ``folder``."""
+        if folder.upper() == "INBOX" or self.written_under(folder) is not None:
+            return folder
+        return self.prefix + folder
+
+    def written_under(self, folder: str) -> str | None:
+        """The non-empty namespace prefix ``folder`` is written under, if any.
+
+        >>> Namespace("INBOX.", ".", ("user.",)).written_under("user.ann.Done")
+        'user.'
+        """
+        for prefix in (self.prefix, *self.others):
+            # the INBOX part of a prefix is case-insensitive (RFC 3501 5.1)
+            if prefix and _inbox_upper(folder).startswith(_inbox_upper(prefix)):
+                return prefix
+        return None
+
+    def outside(self, folder: str) -> bool:
+        """Whether the server's name for ``folder`` lies in another namespace (another
+        user's or a shared folder), where the account keeps none of its own."""
+        under = self.written_under(folder)
+        return under is not None and under != self.prefix
+
+    def hint(self, folder: str) -> str:
+        """Where this server keeps the account's folders, for a message about the
+        server's name ``folder`` ("" with no prefix, or ``folder`` under it).
+
+        >>> cyrus = Namespace("INBOX.", ".", ("user.",))
+        >>> print(cyrus.hint("Processed").replace(" (", "\\n("))
+        ; this server keeps folders under "INBOX."
+        (write INBOX.Processed, or leave the prefix out and it is added)
+        >>> print(cyrus.hint("user.ann.Done"))
+        ; "user." holds folders of other accounts: this one's lie under "INBOX."
+        """
+        under = self.written_under(folder)
+        if not self.prefix or under == self.prefix:
+            return ""
+        if under is not None:
+            return (
+                f"; {_quoted(under)} holds folders of other accounts: "
+                f"this one's lie under {_quoted(self.prefix)}"
+            )
+        return (
+            f"; this server keeps folders under {_quoted(self.prefix)} "
+            f"(write {self.prefix}{folder}, or leave the prefix out and it is added)"
+        )
+
+
+def _inbox_upper(name: str) -> str:
+    """``name`` with a leading INBOX in capitals."""
+    return "INBOX" + name[5:] if name[:5].upper() == "INBOX" else name
+
+
+def _quoted(name: str) -> str:
+    return f'"{name}"'
+
+
+def namespace_of(client: IMAPClient) -> Namespace:
+    """The account's namespace: NAMESPACE where the server has it, else no prefix and
+    the separator LIST reports."""
+    if b"NAMESPACE" in client.capabilities():
+        personal, other, shared = client.namespace()
+        if personal:
+            prefix, separator = personal[0]
+            others = tuple(str(p) for group in (other or (), shared or ()) for p, _sep in group)
+            return Namespace(str(prefix), None if separator is None else str(separator), others)
+    listed = client.list_folders("", "")
+    separator = listed[0][1] if listed else None
+    if isinstance(separator, bytes):
+        separator = separator.decode("ascii", "replace")
+    return Namespace("", separator)
+
+
+@dataclasses.dataclass(frozen=True)
+class Folders:
+    """The three folders, as the server names them."""
+
+    namespace: Namespace
+    inbox: str
+    done: str
+    quarantine: str
+
+    @classmethod
+    def of(cls, settings: ImapSettings, namespace: Namespace) -> Folders:
+        """The configured folders on a server with ``namespace``.
+
+        >>> class S:
+        ...     folder, done_folder, quarantine_folder = "INBOX", "Processed", "INBOX.Q"
+        >>> Folders.of(S(), Namespace("INBOX/", "/")).done
+        'INBOX/Processed'
+        """
+        return cls(
+            namespace,
+            namespace.name(settings.folder),
+            namespace.name(settings.done_folder),
+            namespace.name(settings.quarantine_folder),
+        )
+
+    def named(self) -> tuple[tuple[FolderKey, str], ...]:
+        """Each folder's key and its name on the server."""
+        return (
+            (FolderKey.FOLDER, self.inbox),
+            (FolderKey.DONE, self.done),
+            (FolderKey.QUARANTINE, self.quarantine),
+        )
 
 
 class OAuthRefused(MailboxError):
@@ -162,6 +327,8 @@ class Mailbox:
         self._client: IMAPClient | None = None
         self.uidvalidity = 0
         self.capabilities: frozenset[bytes] = frozenset()
+        #: The folders as the server names them (known once connected).
+        self.folders = Folders.of(settings, Namespace("", None))
         #: With ``auth: oauth2``: where the access tokens come from.
         self.tokens: TokenSource | None = token_source(settings, "imap")
 
@@ -184,8 +351,9 @@ class Mailbox:
             raise MailboxError("not connected")
         return self._client
 
-    def connect(self) -> None:
-        """Log in, make sure the folders exist and select the inbox folder.
+    def connect(self, *, prepare: bool = True) -> None:
+        """Log in, make sure the folders exist and select the inbox folder (not
+        ``prepare``: only log in and read the capabilities and the namespace).
 
         With OAuth2, an access token the server refuses is refreshed once and the
         login tried again on a new connection.
@@ -214,7 +382,10 @@ class Mailbox:
                         refused = token
                         self.close(polite=False)
                         continue
-                self._prepare(client)
+                if prepare:
+                    self._prepare(client)
+                else:
+                    self._look(client)
                 return
             except MailboxError:
                 self.close(polite=False)
@@ -276,15 +447,36 @@ class Mailbox:
             client.oauth2_login(username, token)
 
     def _prepare(self, client: IMAPClient) -> None:
-        """The folders made if missing, the capabilities read, the inbox selected."""
-        s = self.settings
-        existing = {name for _flags, _delim, name in client.list_folders()}
-        for folder in (s.done_folder, s.quarantine_folder):
+        """The folders named as the server names them and made if missing, the
+        capabilities read, the inbox selected."""
+        folders = self._look(client)
+        existing = self.existing()
+        for key, folder in (
+            (FolderKey.DONE, folders.done),
+            (FolderKey.QUARANTINE, folders.quarantine),
+        ):
             if folder not in existing:
-                client.create_folder(folder)
-        self.capabilities = frozenset(client.capabilities())
-        selected = client.select_folder(s.folder)
+                try:
+                    client.create_folder(folder)
+                except client.Error as exc:
+                    raise FolderRefused(key, folder, "create", _server_words(exc), folders) from exc
+        try:
+            selected = client.select_folder(folders.inbox)
+        except client.Error as exc:
+            raise FolderRefused(
+                FolderKey.FOLDER, folders.inbox, "select", _server_words(exc), folders
+            ) from exc
         self.uidvalidity = int(selected[b"UIDVALIDITY"])
+
+    def _look(self, client: IMAPClient) -> Folders:
+        """The capabilities and the folders' names on the server read."""
+        self.capabilities = frozenset(client.capabilities())
+        self.folders = Folders.of(self.settings, namespace_of(client))
+        return self.folders
+
+    def existing(self) -> set[str]:
+        """The names of the account's folders (LIST)."""
+        return {name for _flags, _delim, name in self.client.list_folders()}
 
     def close(self, *, polite: bool = True) -> None:
         """Log out (or, not ``polite``, just drop the connection); never raises."""
@@ -314,7 +506,7 @@ class Mailbox:
 
     def fetch(self, uids: list[int]) -> Iterator[Fetched]:
         """The messages ``uids`` (BODY.PEEK[] and INTERNALDATE), in batches."""
-        folder = self.settings.folder
+        folder = self.folders.inbox
         for start in range(0, len(uids), BATCH):
             chunk = uids[start : start + BATCH]
             try:
@@ -334,11 +526,11 @@ class Mailbox:
 
     def file_done(self, *uids: int) -> None:
         """Move handled messages to the done folder (one ``UID MOVE`` for them all)."""
-        self._move(list(uids), self.settings.done_folder)
+        self._move(list(uids), self.folders.done)
 
     def file_quarantine(self, *uids: int) -> None:
         """Move messages that failed too often to the quarantine folder."""
-        self._move(list(uids), self.settings.quarantine_folder)
+        self._move(list(uids), self.folders.quarantine)
 
     def _move(self, uids: list[int], folder: str) -> None:
         if not uids:
@@ -362,7 +554,7 @@ class Mailbox:
     def _in_quarantine(self, *, readonly: bool) -> Iterator[IMAPClient]:
         """The quarantine folder selected for a while; the inbox folder again after."""
         client = self.client
-        folder = self.settings.quarantine_folder
+        folder = self.folders.quarantine
         try:
             client.select_folder(folder, readonly=readonly)
         except Exception as exc:
@@ -371,10 +563,10 @@ class Mailbox:
             yield client
         finally:
             try:
-                selected = client.select_folder(self.settings.folder)
+                selected = client.select_folder(self.folders.inbox)
                 self.uidvalidity = int(selected[b"UIDVALIDITY"])
             except Exception as exc:
-                raise MailboxError(f"IMAP SELECT {self.settings.folder}: {_reason(exc)}") from exc
+                raise MailboxError(f"IMAP SELECT {self.folders.inbox}: {_reason(exc)}") from exc
 
     def set_aside(self) -> list[SetAside]:
         """The messages in the quarantine folder, by UID, with what identifies them."""
@@ -417,11 +609,11 @@ class Mailbox:
         if not uids:
             return
         with self._in_quarantine(readonly=False):
-            self._move(list(uids), self.settings.folder)
+            self._move(list(uids), self.folders.inbox)
 
     def put_back(self, raw: bytes, internaldate: datetime.datetime) -> None:
         """APPEND ``raw`` to the inbox folder as having arrived at ``internaldate``."""
-        folder = self.settings.folder
+        folder = self.folders.inbox
         try:
             self.client.append(folder, raw, flags=(), msg_time=internaldate)
         except Exception as exc:

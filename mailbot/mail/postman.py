@@ -210,6 +210,11 @@ class Postman:
             self.tokens.refresh(refused)
             return self._connect()
 
+    def login(self) -> None:
+        """Connect and log in as a send would, then QUIT: no mail is sent. Raises
+        :class:`SendError` naming the keys to check."""
+        _quit(self._server())
+
     def _server(self) -> smtplib.SMTP:
         server, clean_at = self._kept, self._clean_at
         self._kept = self._clean_at = None
