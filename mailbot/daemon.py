@@ -53,7 +53,7 @@ from mailbot.mail.oauth import TokenRevoked
 from mailbot.mail.postman import Postman
 from mailbot.metrics import Served, serve
 from mailbot.service import Service
-from mailbot.store.engine import describe_url
+from mailbot.store.engine import describe_place
 from mailbot.store.ledger import note_once
 from mailbot.store.models import Game, Move, Outbox, Tournament
 from mailbot.store.outage import StoreUnavailable, diagnose
@@ -658,7 +658,7 @@ class Daemon:
         want = migrations_head()
         if at == want:
             return None
-        where = describe_url(self.config.database)
+        where = describe_place(self.config.database)
         if at is None:
             return f"the database {where} has no tables yet: run mailbot init"
         return f"the database {where} is at revision {at}, the code wants {want}: run mailbot init"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 from sqlalchemy import func, select
+from sqlalchemy.engine import make_url
 
 from mailbot import __version__
 from mailbot.cli import main
@@ -74,13 +75,30 @@ def run(*argv: str) -> tuple[int, str]:
 
 def test_init_is_idempotent(db_url: str, tmp_path: Path) -> None:
     config = str(write_config(tmp_path, db_url))
+    # the whole place: an SQLite file's absolute path, a server's URL without its password
+    place = (
+        str(tmp_path / "mailbot.db")
+        if db_url.startswith("sqlite")
+        else make_url(db_url).render_as_string(hide_password=True)
+    )
     status, out = run("-c", config, "init")
     assert status == 0
-    assert "created at revision 0015" in out
+    assert f"database {place}: created at revision 0015" in out
     status, out = run("-c", config, "init")
     assert status == 0
-    assert "up to date at revision 0015" in out
+    assert f"database {place}: up to date at revision 0015" in out
     assert schema_revision(db_url) == "0015"
+
+
+def test_init_names_a_relative_sqlite_file_by_its_whole_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = str(write_config(tmp_path, "sqlite:///mailbot.db"))
+    status, out = run("-c", config, "init")
+    assert status == 0
+    assert out.strip() == f"database {tmp_path / 'mailbot.db'}: created at revision 0015"
+    assert (tmp_path / "mailbot.db").is_file()
 
 
 def test_tournament_import_then_again(
