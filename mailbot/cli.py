@@ -141,6 +141,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
             if cmd.needs_config:
                 try:
                     config = load_config(path)
+                    config.needs(*cmd.servers)
                 except ConfigError as exc:
                     hint = " (give one with -c or MAILBOT_CONFIG)" if not path.exists() else ""
                     raise UsageError(

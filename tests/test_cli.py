@@ -146,10 +146,48 @@ def test_missing_variable_in_config(tmp_path: Path, capsys: pytest.CaptureFixtur
     config = write_config(tmp_path, "sqlite://")
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv("MAILBOT_TEST_PASSWORD")
-        assert run("-c", str(config), "init")[0] == 2
+        assert run("-c", str(config), "poll")[0] == 2
     err = capsys.readouterr().err
     assert "imap.password: environment variable MAILBOT_TEST_PASSWORD is not set" in err
     assert err.count("\n") == 1
+
+
+def test_commands_that_talk_to_no_server_need_no_server_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the passwords live in a root-only environment file: the bot's user has neither
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'm.db'}")
+    data = yaml.safe_load(config.read_text())
+    data["smtp"].update(username="bot", password="${MAILBOT_TEST_SMTP}")
+    config.write_text(yaml.safe_dump(data), encoding="utf-8")
+    monkeypatch.delenv("MAILBOT_TEST_PASSWORD")
+    monkeypatch.delenv("MAILBOT_TEST_SMTP", raising=False)
+    c = str(config)
+    for argv in (
+        ["init"],
+        ["status"],
+        ["outbox"],
+        ["backup", str(tmp_path / "copy.db")],
+        ["standings", "NONE"],
+    ):
+        status, _ = run("-c", c, *argv)
+        err = capsys.readouterr().err
+        assert "is not set" not in err, (argv, err)
+        assert status != 2 or argv == ["standings", "NONE"], (argv, err)
+    assert run("-c", c, "health")[0] != 3
+    assert "is not set" not in capsys.readouterr().err
+    # a command that talks to a server needs that server's secret, named by its key
+    assert run("-c", c, "poll")[0] == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"mailbot: {config}: imap.password: environment variable MAILBOT_TEST_PASSWORD is not set",
+        f"mailbot: {config}: smtp.password: environment variable MAILBOT_TEST_SMTP is not set",
+    ]
+    start_list = tmp_path / "start.yaml"
+    start_list.write_text("index: X\n", encoding="utf-8")
+    assert run("-c", c, "tournament", "import", str(start_list))[0] == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"mailbot: {config}: smtp.password: environment variable MAILBOT_TEST_SMTP is not set"
+    ]
 
 
 def test_config_from_environment_then_current_folder(

@@ -34,6 +34,7 @@ COMMANDS = Commands()
 
 @COMMANDS.command(
     "init",
+    servers=(),
     help="create or upgrade the database (idempotent)",
     arguments=lambda parser: described(
         parser,
@@ -83,6 +84,7 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
 @COMMANDS.command(
     "tournament",
     "import",
+    servers=("smtp",),
     help="create a tournament from a start list and mail every player their games",
     arguments=_import_arguments,
 )
