@@ -354,3 +354,40 @@ def test_an_unreachable_server_is_one_line_on_stderr(
     assert err.count("\n") == 1, err
     assert err.startswith("mailbot: IMAP 127.0.0.1:9 cannot be reached (")
     assert f"check that the server runs and `imap` in {config}" in err
+
+
+def test_relative_paths_are_taken_from_the_configuration_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    etc, elsewhere = tmp_path / "etc", tmp_path / "elsewhere"
+    etc.mkdir()
+    elsewhere.mkdir()
+    (etc / "syzygy").mkdir()
+    config = write_config(
+        etc, "sqlite:///mailbot.db", log_file="mailbot.log", tablebases="syzygy", site_folder="www"
+    )
+    monkeypatch.chdir(elsewhere)
+    status, out = run("-c", str(config), "init")
+    assert status == 0, capsys.readouterr().err
+    assert out.strip() == f"database {etc / 'mailbot.db'}: created at revision 0015"
+    assert (etc / "mailbot.db").is_file() and (etc / "mailbot.log").is_file()
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_database_at_the_working_folders_reading_is_named_beside_the_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # an earlier version read sqlite:///mailbot.db from the working folder
+    etc, home = tmp_path / "etc", tmp_path / "home"
+    etc.mkdir()
+    home.mkdir()
+    monkeypatch.chdir(home)
+    assert run("-c", str(write_config(home, f"sqlite:///{home / 'mailbot.db'}")), "init")[0] == 0
+    capsys.readouterr()
+    config = write_config(etc, "sqlite:///mailbot.db")
+    for command in ("init", "run"):
+        assert run("-c", str(config), command)[0] == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1, err
+        assert str(etc / "mailbot.db") in err and str(home / "mailbot.db") in err, err
+    assert not (etc / "mailbot.db").exists()
