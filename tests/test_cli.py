@@ -356,12 +356,18 @@ def test_an_unreachable_server_is_one_line_on_stderr(
     assert f"check that the server runs and `imap` in {config}" in err
 
 
+def folders(root: Path, *names: str) -> list[Path]:
+    """New folders ``names`` in ``root``."""
+    made = [root / name for name in names]
+    for folder in made:
+        folder.mkdir()
+    return made
+
+
 def test_relative_paths_are_taken_from_the_configuration_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    etc, elsewhere = tmp_path / "etc", tmp_path / "elsewhere"
-    etc.mkdir()
-    elsewhere.mkdir()
+    etc, elsewhere = folders(tmp_path, "etc", "elsewhere")
     (etc / "syzygy").mkdir()
     config = write_config(
         etc, "sqlite:///mailbot.db", log_file="mailbot.log", tablebases="syzygy", site_folder="www"
@@ -378,9 +384,7 @@ def test_a_database_at_the_working_folders_reading_is_named_beside_the_new_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # an earlier version read sqlite:///mailbot.db from the working folder
-    etc, home = tmp_path / "etc", tmp_path / "home"
-    etc.mkdir()
-    home.mkdir()
+    etc, home = folders(tmp_path, "etc", "home")
     monkeypatch.chdir(home)
     assert run("-c", str(write_config(home, f"sqlite:///{home / 'mailbot.db'}")), "init")[0] == 0
     capsys.readouterr()
