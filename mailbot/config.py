@@ -243,7 +243,7 @@ def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] | None 
         raise ConfigError("", "file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError("", f"cannot read the file: {exc}") from None
-    config = anchored(parse_config(text, os.environ if environ is None else environ), path)
+    config = parse_config(text, os.environ if environ is None else environ)
     imap, smtp = config.imap, config.smtp
     if imap.oauth2 is not None:
         imap = dataclasses.replace(
@@ -790,49 +790,3 @@ def _check_timezone(path: str, name: str) -> None:
         zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         raise ConfigError(path, f"unknown time zone {name!r} (like Europe/Sofia or UTC)") from None
-
-
-def anchored(config: Config, path: str | os.PathLike[str]) -> Config:
-    """``config`` with its relative paths taken from the folder of the file at ``path``.
-
-    An SQLite file read so that is new while a file lies at the working folder's
-    reading (where an earlier version looked) is a mistake naming both: the bot must
-    not start on an empty store beside the one it has.
-
-    >>> config = Config("sqlite:///m.db", "UTC", None, None, log_file="/var/log/m.log")
-    >>> made = anchored(config, "/etc/mailbot/config.yaml")
-    >>> made.database, made.log_file
-    ('sqlite:////etc/mailbot/m.db', '/var/log/m.log')
-    """
-    folder = Path(path).absolute().parent
-
-    def whole(value: str | None) -> str | None:
-        return None if value is None else str(folder / Path(value).expanduser())
-
-    changes: dict[str, Any] = {
-        "site_folder": whole(config.site_folder),
-        "log_file": whole(config.log_file),
-        "tablebases": whole(config.tablebases),
-    }
-    if changes["tablebases"] and not _is_folder(changes["tablebases"]):
-        raise ConfigError("tablebases", f"{changes['tablebases']} is not a folder")
-    url = make_url(config.database)
-    relative = url.database if url.get_backend_name() == "sqlite" else None
-    if relative and relative != ":memory:" and not Path(relative).expanduser().is_absolute():
-        new, old = folder / relative, Path.cwd() / relative
-        if not new.exists() and old.is_file() and old.resolve() != new.resolve():
-            raise ConfigError(
-                "database",
-                f"{relative} is read from the configuration's folder, {new}, which does not "
-                f"exist, while a database lies at {old} (the working folder): move it there, "
-                "or write its whole path",
-            )
-        changes["database"] = url.set(database=str(new)).render_as_string(hide_password=False)
-    for name in ("imap", "smtp"):
-        account = getattr(config, name)
-        if account is not None and account.oauth2 is not None:
-            token = whole(account.oauth2.token_file)
-            changes[name] = dataclasses.replace(
-                account, oauth2=dataclasses.replace(account.oauth2, token_file=token)
-            )
-    return dataclasses.replace(config, **changes)
