@@ -13,13 +13,14 @@ runs the one given.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from mailbot import __version__
 from mailbot.commands import (
@@ -140,7 +141,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
             config = None
             if cmd.needs_config:
                 try:
-                    config = load_config(path)
+                    config = anchored(load_config(path), path)
+                    config.needs(*cmd.servers)
                 except ConfigError as exc:
                     hint = " (give one with -c or MAILBOT_CONFIG)" if not path.exists() else ""
                     raise UsageError(
@@ -231,3 +233,51 @@ def _missing_sqlite_folder(config: Config | None) -> Path | None:
         return None
     folder = Path(str(url.database)).expanduser().absolute().parent
     return None if folder.is_dir() else folder
+
+
+def anchored(config: Config, path: str | os.PathLike[str]) -> Config:
+    """``config`` with its relative paths taken from the folder of the file at ``path``.
+
+    An SQLite file read so that is new while a file lies at the working folder's
+    reading (where an earlier version looked) is a mistake naming both: the bot must
+    not start on an empty store beside the one it has.
+
+    >>> config = Config("sqlite:///m.db", "UTC", None, None, log_file="/var/log/m.log")
+    >>> made = anchored(config, "/etc/mailbot/config.yaml")
+    >>> made.database, made.log_file
+    ('sqlite:////etc/mailbot/m.db', '/var/log/m.log')
+    """
+    from sqlalchemy.engine import make_url
+
+    folder = Path(path).absolute().parent
+
+    def whole(value: str | None) -> str | None:
+        return None if value is None else str(folder / Path(value).expanduser())
+
+    changes: dict[str, Any] = {
+        "site_folder": whole(config.site_folder),
+        "log_file": whole(config.log_file),
+        "tablebases": whole(config.tablebases),
+    }
+    if changes["tablebases"] and not Path(changes["tablebases"]).is_dir():
+        raise ConfigError("tablebases", f"{changes['tablebases']} is not a folder")
+    url = make_url(config.database)
+    relative = url.database if url.get_backend_name() == "sqlite" else None
+    if relative and relative != ":memory:" and not Path(relative).expanduser().is_absolute():
+        new, old = folder / relative, Path.cwd() / relative
+        if not new.exists() and old.is_file() and old.resolve() != new.resolve():
+            raise ConfigError(
+                "database",
+                f"{relative} is read from the configuration's folder, {new}, which does not "
+                f"exist, while a database lies at {old} (the working folder): move it there, "
+                "or write its whole path",
+            )
+        changes["database"] = url.set(database=str(new)).render_as_string(hide_password=False)
+    for name in ("imap", "smtp"):
+        account = getattr(config, name)
+        if account is not None and account.oauth2 is not None:
+            token = whole(account.oauth2.token_file)
+            changes[name] = dataclasses.replace(
+                account, oauth2=dataclasses.replace(account.oauth2, token_file=token)
+            )
+    return dataclasses.replace(config, **changes)

@@ -20,7 +20,13 @@
     Traceback (most recent call last):
     ...
     mailbot.config.ConfigError: imap.port: must be a whole number
-    >>> parse_config(text, {})
+
+A variable of a server's section that is not set is a mistake only for a
+command that talks to that server::
+
+    >>> unset = parse_config(text, {})
+    >>> unset.needs("smtp")
+    >>> unset.needs("imap", "smtp")
     Traceback (most recent call last):
     ...
     mailbot.config.ConfigError: imap.password: environment variable IMAP is not set
@@ -204,6 +210,20 @@ class Config:
     log_file: str | None = None
     #: ``text`` or ``json``.
     log_format: str = "text"
+    #: The ``${VAR}`` of a server's section (``imap``, ``smtp``) that is not set: an
+    #: error only for a command that talks to that server (:meth:`needs`).
+    unset: tuple[ConfigError, ...] = ()
+
+    def needs(self, *servers: str) -> None:
+        """Raise the mistakes of unset variables in the sections of ``servers``
+        (the module's docstring shows it)."""
+        found = [
+            ConfigError(m.path, m.message) for m in self.unset if m.path.split(".")[0] in servers
+        ]
+        if len(found) == 1:
+            raise found[0]
+        if found:
+            raise ConfigErrors(found)
 
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -272,10 +292,12 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
     level, log_file, log_format = _logging(top)
     site_folder = _local_path(top, "site_folder")
     tablebases = _local_path(top, "tablebases")
-    if tablebases and not _is_folder(tablebases):
+    if tablebases and Path(tablebases).is_absolute() and not _is_folder(tablebases):
         top.mistake("tablebases", f"{tablebases} is not a folder")
     bounce_address = _bounce_address(top)
     top.finish()
+    unset = [m for m in top.mistakes if isinstance(m, _Unset) and m.path.split(".")[0] in SERVERS]
+    top.mistakes[:] = [m for m in top.mistakes if m not in unset]
     if len(top.mistakes) == 1:
         raise top.mistakes[0]
     if top.mistakes:
@@ -295,6 +317,7 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
         metrics_listen=listen or None,
         log_file=log_file,
         log_format=log_format,
+        unset=tuple(unset),
     )
 
 
@@ -546,9 +569,18 @@ def substitute(path: str, value: str, environ: Mapping[str, str]) -> str:
         try:
             return environ[name]
         except KeyError:
-            raise ConfigError(path, f"environment variable {name} is not set") from None
+            raise _Unset(path, f"environment variable {name} is not set") from None
 
     return _VARIABLE.sub(replace, value)
+
+
+class _Unset(ConfigError):
+    """A ``${VAR}`` whose variable is not set."""
+
+
+#: The sections of the servers: an unset variable in one is a mistake only for a
+#: command that talks to that server.
+SERVERS = ("imap", "smtp")
 
 
 class _Missing:

@@ -53,10 +53,12 @@ from mailbot.mail.oauth import TokenRevoked
 from mailbot.mail.postman import Postman
 from mailbot.metrics import Served, serve
 from mailbot.service import Service
+from mailbot.store.engine import describe_place
 from mailbot.store.ledger import note_once
 from mailbot.store.models import Game, Move, Outbox, Tournament
 from mailbot.store.outage import StoreUnavailable, diagnose
 from mailbot.store.outbox import Delivery, queue
+from mailbot.store.schema import migrations_head, schema_revision
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +66,8 @@ Clock = Callable[[], datetime.datetime]
 
 #: The longest wait between two attempts to reach a server that is down.
 MAX_BACKOFF = 300.0
+#: How often (seconds) the daemon looks again at a database ``mailbot init`` has not made.
+SCHEMA_RECHECK = 2.0
 #: After a stop signal the daemon ends within this many seconds, cleanly if it can
 #: (as long as a courier takes to end: :data:`mailbot.courier.GRACE`).
 FORCE_STOP_AFTER = GRACE
@@ -428,10 +432,11 @@ class Daemon:
 
     # -- outages ---------------------------------------------------------------
 
-    def _down(self, problem: str, delay: float) -> None:
+    def _down(self, problem: str, delay: float, *, backoff: bool = True) -> None:
         """One line when something goes away (and when it changes), not one per retry."""
         if problem != self._outage:
-            log.warning("%s; trying again in %.0f s, then less and less often", problem, delay)
+            then = ", then less and less often" if backoff else ""
+            log.warning("%s; trying again in %.0f s%s", problem, delay, then)
         else:
             log.debug("%s; trying again in %.0f s", problem, delay)
         self._outage = problem
@@ -642,11 +647,33 @@ class Daemon:
             # the interpreter exits, when the default action of SIGALRM kills the process
             signal.setitimer(signal.ITIMER_REAL, 0)
 
+    def _unmade(self) -> str | None:
+        """Why the database cannot be worked on until ``mailbot init`` runs, or None.
+
+        A database that cannot be reached is left to the usual outage handling."""
+        try:
+            at = schema_revision(self.sessions.kw["bind"])
+        except Exception:
+            return None
+        want = migrations_head()
+        if at == want:
+            return None
+        where = describe_place(self.config.database)
+        if at is None:
+            return f"the database {where} has no tables yet: run mailbot init"
+        return f"the database {where} is at revision {at}, the code wants {want}: run mailbot init"
+
     def _loop(self) -> int:
         delay = 1.0
         imap = self.config.imap
         while not self.stopping.is_set():
             watched: Path | None = None
+            unmade = self._unmade()
+            if unmade is not None:
+                # waits for `mailbot init` without a restart: one line, looked at again soon
+                self._down(unmade, SCHEMA_RECHECK, backoff=False)
+                self._sleep(SCHEMA_RECHECK, None)
+                continue
             try:
                 with Mailbox(imap) as mailbox:
                     log.info("connected to IMAP %s:%s", imap.host, imap.port)

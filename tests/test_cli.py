@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 from sqlalchemy import func, select
+from sqlalchemy.engine import make_url
 
 from mailbot import __version__
 from mailbot.cli import main
@@ -74,13 +75,30 @@ def run(*argv: str) -> tuple[int, str]:
 
 def test_init_is_idempotent(db_url: str, tmp_path: Path) -> None:
     config = str(write_config(tmp_path, db_url))
+    # the whole place: an SQLite file's absolute path, a server's URL without its password
+    place = (
+        str(tmp_path / "mailbot.db")
+        if db_url.startswith("sqlite")
+        else make_url(db_url).render_as_string(hide_password=True)
+    )
     status, out = run("-c", config, "init")
     assert status == 0
-    assert "created at revision 0015" in out
+    assert f"database {place}: created at revision 0015" in out
     status, out = run("-c", config, "init")
     assert status == 0
-    assert "up to date at revision 0015" in out
+    assert f"database {place}: up to date at revision 0015" in out
     assert schema_revision(db_url) == "0015"
+
+
+def test_init_names_a_relative_sqlite_file_by_its_whole_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = str(write_config(tmp_path, "sqlite:///mailbot.db"))
+    status, out = run("-c", config, "init")
+    assert status == 0
+    assert out.strip() == f"database {tmp_path / 'mailbot.db'}: created at revision 0015"
+    assert (tmp_path / "mailbot.db").is_file()
 
 
 def test_tournament_import_then_again(
@@ -128,10 +146,48 @@ def test_missing_variable_in_config(tmp_path: Path, capsys: pytest.CaptureFixtur
     config = write_config(tmp_path, "sqlite://")
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv("MAILBOT_TEST_PASSWORD")
-        assert run("-c", str(config), "init")[0] == 2
+        assert run("-c", str(config), "poll")[0] == 2
     err = capsys.readouterr().err
     assert "imap.password: environment variable MAILBOT_TEST_PASSWORD is not set" in err
     assert err.count("\n") == 1
+
+
+def test_commands_that_talk_to_no_server_need_no_server_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the passwords live in a root-only environment file: the bot's user has neither
+    config = write_config(tmp_path, f"sqlite:///{tmp_path / 'm.db'}")
+    data = yaml.safe_load(config.read_text())
+    data["smtp"].update(username="bot", password="${MAILBOT_TEST_SMTP}")
+    config.write_text(yaml.safe_dump(data), encoding="utf-8")
+    monkeypatch.delenv("MAILBOT_TEST_PASSWORD")
+    monkeypatch.delenv("MAILBOT_TEST_SMTP", raising=False)
+    c = str(config)
+    for argv in (
+        ["init"],
+        ["status"],
+        ["outbox"],
+        ["backup", str(tmp_path / "copy.db")],
+        ["standings", "NONE"],
+    ):
+        status, _ = run("-c", c, *argv)
+        err = capsys.readouterr().err
+        assert "is not set" not in err, (argv, err)
+        assert status != 2 or argv == ["standings", "NONE"], (argv, err)
+    assert run("-c", c, "health")[0] != 3
+    assert "is not set" not in capsys.readouterr().err
+    # a command that talks to a server needs that server's secret, named by its key
+    assert run("-c", c, "poll")[0] == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"mailbot: {config}: imap.password: environment variable MAILBOT_TEST_PASSWORD is not set",
+        f"mailbot: {config}: smtp.password: environment variable MAILBOT_TEST_SMTP is not set",
+    ]
+    start_list = tmp_path / "start.yaml"
+    start_list.write_text("index: X\n", encoding="utf-8")
+    assert run("-c", c, "tournament", "import", str(start_list))[0] == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"mailbot: {config}: smtp.password: environment variable MAILBOT_TEST_SMTP is not set"
+    ]
 
 
 def test_config_from_environment_then_current_folder(
@@ -298,3 +354,44 @@ def test_an_unreachable_server_is_one_line_on_stderr(
     assert err.count("\n") == 1, err
     assert err.startswith("mailbot: IMAP 127.0.0.1:9 cannot be reached (")
     assert f"check that the server runs and `imap` in {config}" in err
+
+
+def folders(root: Path, *names: str) -> list[Path]:
+    """New folders ``names`` in ``root``."""
+    made = [root / name for name in names]
+    for folder in made:
+        folder.mkdir()
+    return made
+
+
+def test_relative_paths_are_taken_from_the_configuration_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    etc, elsewhere = folders(tmp_path, "etc", "elsewhere")
+    (etc / "syzygy").mkdir()
+    config = write_config(
+        etc, "sqlite:///mailbot.db", log_file="mailbot.log", tablebases="syzygy", site_folder="www"
+    )
+    monkeypatch.chdir(elsewhere)
+    status, out = run("-c", str(config), "init")
+    assert status == 0, capsys.readouterr().err
+    assert out.strip() == f"database {etc / 'mailbot.db'}: created at revision 0015"
+    assert (etc / "mailbot.db").is_file() and (etc / "mailbot.log").is_file()
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_database_at_the_working_folders_reading_is_named_beside_the_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # an earlier version read sqlite:///mailbot.db from the working folder
+    etc, home = folders(tmp_path, "etc", "home")
+    monkeypatch.chdir(home)
+    assert run("-c", str(write_config(home, f"sqlite:///{home / 'mailbot.db'}")), "init")[0] == 0
+    capsys.readouterr()
+    config = write_config(etc, "sqlite:///mailbot.db")
+    for command in ("init", "run"):
+        assert run("-c", str(config), command)[0] == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1, err
+        assert str(etc / "mailbot.db") in err and str(home / "mailbot.db") in err, err
+    assert not (etc / "mailbot.db").exists()

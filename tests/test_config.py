@@ -117,11 +117,20 @@ def test_environment_substitution_of_a_flag() -> None:
 
 
 def test_missing_variable_is_named() -> None:
+    config = config_from_mapping(GOOD, {"MAILBOT_IMAP_PASSWORD": "x"})
+    config.needs("imap")  # the SMTP password is no mistake for a command that only reads mail
     with pytest.raises(ConfigError) as caught:
-        config_from_mapping(GOOD, {"MAILBOT_IMAP_PASSWORD": "x"})
+        config.needs("imap", "smtp")
     assert (
         str(caught.value) == "smtp.password: environment variable MAILBOT_SMTP_PASSWORD is not set"
     )
+
+
+def test_a_missing_variable_outside_the_servers_is_a_mistake_at_once() -> None:
+    # every command uses the database: its variable is needed by all
+    with pytest.raises(ConfigError) as caught:
+        config_from_mapping(changed("database", "${MAILBOT_DB}"), ENV)
+    assert str(caught.value) == "database: environment variable MAILBOT_DB is not set"
 
 
 def test_secrets_stay_out_of_repr_and_str() -> None:

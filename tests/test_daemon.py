@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import io
 import os
 import signal
 import subprocess
@@ -10,8 +11,11 @@ import sys
 import time
 from pathlib import Path
 
-from harness import Federation
+from faults import Daemons, daemons, within, write_daemon_config  # noqa: F401 (fixtures)
+from harness import Federation, config_mapping
 from mailservers import ImapAccount, SmtpSink
+
+from mailbot.cli import main
 
 START_LIST = """
 index: RUN-1
@@ -89,3 +93,43 @@ def test_daemon_answers_under_idle_sweeps_at_start_and_stops_on_sigterm(
                 proc.kill()
         fed.close()
     assert code == 0, proc.stderr.read() if proc.stderr else ""
+
+
+def test_daemon_on_a_database_init_has_not_made_waits_for_init_without_a_restart(
+    store_url: str,
+    imap_account: ImapAccount,
+    smtp_sink: SmtpSink,
+    tmp_path: Path,
+    daemons: Daemons,  # noqa: F811
+) -> None:
+    config = write_daemon_config(
+        tmp_path / "config.yaml", config_mapping(store_url, imap_account, smtp_sink)
+    )
+    daemon = daemons.start(config)
+    within(daemon, lambda: "mailbot init" in daemon.output(), 30, "the line to run init")
+    time.sleep(5)  # several looks at the database later
+    said = daemon.output()
+    assert [line for line in said.splitlines() if "mailbot init" in line] == [
+        next(line for line in said.splitlines() if "has no tables yet" in line)
+    ], said
+    assert "OperationalError" not in said and "ProgrammingError" not in said, said
+    assert "Traceback" not in said and "SELECT" not in said, said
+
+    out = io.StringIO()
+    assert main(["-c", str(config), "health"], stdout=out) == 2
+    assert "CRITICAL migration" in out.getvalue() and "run mailbot init" in out.getvalue()
+
+    assert main(["-c", str(config), "init"], stdout=io.StringIO()) == 0
+    fed = Federation(store_url, imap_account, smtp_sink, START_LIST)
+    try:
+        fed.write(WHITE, "1. e2-e4", datetime.datetime.now(datetime.UTC), subject="[RUN-1/1] m")
+        within(
+            daemon,
+            lambda: any(m.message["X-Mailbot-Event"] == "move" for m in fed.received(BLACK)),
+            30,
+            "the move answered after init",
+        )
+    finally:
+        fed.close()
+    assert daemon.running()
+    assert "working again after: the database" in daemon.output()

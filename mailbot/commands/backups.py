@@ -35,6 +35,7 @@ def _backup_arguments(parser: argparse.ArgumentParser) -> None:
 
 @COMMANDS.command(
     "backup",
+    servers=(),
     help="write a consistent snapshot of the whole store into FILE (while the daemon runs)",
     arguments=_backup_arguments,
 )
@@ -73,6 +74,7 @@ def _restore_arguments(parser: argparse.ArgumentParser) -> None:
 
 @COMMANDS.command(
     "restore",
+    servers=(),
     help="load a backup into an empty database (SQLite or PostgreSQL)",
     arguments=_restore_arguments,
 )

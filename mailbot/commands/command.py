@@ -88,6 +88,8 @@ class Subcommand:
     #: The exit status of bad usage or a bad configuration (``health``: 3, as
     #: monitoring plugins say "unknown").
     bad_usage: int = 2
+    #: The mail servers it talks to (``imap``, ``smtp``): only their ``${VAR}`` must be set.
+    servers: tuple[str, ...] = ("imap", "smtp")
 
 
 class Commands(list[Subcommand]):
@@ -100,11 +102,14 @@ class Commands(list[Subcommand]):
         arguments: Arguments | None = None,
         needs_config: bool = True,
         bad_usage: int = 2,
+        servers: tuple[str, ...] = ("imap", "smtp"),
     ) -> Callable[[Runner], Runner]:
         """Register the decorated function as the command ``words``."""
 
         def register(run: Runner) -> Runner:
-            self.append(Subcommand(tuple(words), help, run, arguments, needs_config, bad_usage))
+            self.append(
+                Subcommand(tuple(words), help, run, arguments, needs_config, bad_usage, servers)
+            )
             return run
 
         return register

@@ -19,6 +19,7 @@ COMMANDS = Commands()
 
 @COMMANDS.command(
     "health",
+    servers=(),
     help="one line per check (OK, WARNING or CRITICAL): the database, the last poll and "
     "sweep, the outbox, failed and bounced mail, quarantine, OAuth2 tokens; exit 0 OK, "
     "1 warning, 2 critical, 3 bad usage or config",

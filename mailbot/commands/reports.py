@@ -48,6 +48,7 @@ def _status_arguments(parser: argparse.ArgumentParser) -> None:
 
 @COMMANDS.command(
     "status",
+    servers=(),
     help="games, whose move, both clocks; one tournament (INDEX) or one game (INDEX/N) in detail",
     arguments=_status_arguments,
 )
@@ -81,7 +82,10 @@ def _pgn_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @COMMANDS.command(
-    "pgn", help="PGN of one game or a whole tournament to stdout", arguments=_pgn_arguments
+    "pgn",
+    servers=(),
+    help="PGN of one game or a whole tournament to stdout",
+    arguments=_pgn_arguments,
 )
 def pgn(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.publish import report
@@ -102,7 +106,10 @@ def _standings_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @COMMANDS.command(
-    "standings", help="crosstable or team standings of a tournament", arguments=_standings_arguments
+    "standings",
+    servers=(),
+    help="crosstable or team standings of a tournament",
+    arguments=_standings_arguments,
 )
 def standings(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.publish import report
@@ -127,6 +134,7 @@ def _site_arguments(parser: argparse.ArgumentParser) -> None:
 
 @COMMANDS.command(
     "site",
+    servers=(),
     help="write the tournament's static web pages (crosstable, a page per game, PGN) into DIR",
     arguments=_site_arguments,
 )
@@ -163,6 +171,7 @@ def _evidence_arguments(parser: argparse.ArgumentParser) -> None:
 
 @COMMANDS.command(
     "evidence",
+    servers=(),
     help="write a game's dispute file into DIR: every message received and sent (.eml) with "
     "its instant, and the move table",
     arguments=_evidence_arguments,

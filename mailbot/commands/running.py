@@ -70,6 +70,7 @@ def _sweep_arguments(parser: argparse.ArgumentParser) -> None:
 
 @COMMANDS.command(
     "sweep",
+    servers=("smtp",),
     help="deadline pass: repeats, silence, oversteps, leave ends; sends what is due",
     arguments=_sweep_arguments,
 )
@@ -115,7 +116,9 @@ def _td_arguments(parser: argparse.ArgumentParser) -> None:
     now_arguments(parser)
 
 
-@COMMANDS.command("td", help="carry out a tournament director's order", arguments=_td_arguments)
+@COMMANDS.command(
+    "td", servers=("smtp",), help="carry out a tournament director's order", arguments=_td_arguments
+)
 def td(ctx: CommandContext, args: argparse.Namespace) -> int:
     from sqlalchemy import select
 

@@ -54,6 +54,7 @@ def _outbox_arguments(parser: argparse.ArgumentParser) -> None:
 
 @COMMANDS.command(
     "outbox",
+    servers=(),
     help="mail waiting to be sent, given up (--failed) or bounced after it was sent "
     "(--bounced): id, recipient, subject, attempts, last error or the bounce's diagnostic; "
     "dismiss ID|--all stops health warning about mail given up or bounced",

@@ -16,7 +16,7 @@ from mailbot.commands.command import (
     now_arguments,
 )
 from mailbot.mail.postman import compose_address
-from mailbot.store.engine import describe_url, make_engine, session_factory
+from mailbot.store.engine import describe_place, make_engine, session_factory
 from mailbot.store.schema import schema_revision, upgrade
 from mailbot.store.startfields import StartListError
 from mailbot.store.startlist import load_start_list
@@ -34,6 +34,7 @@ COMMANDS = Commands()
 
 @COMMANDS.command(
     "init",
+    servers=(),
     help="create or upgrade the database (idempotent)",
     arguments=lambda parser: described(
         parser,
@@ -59,7 +60,7 @@ def init(ctx: CommandContext, args: argparse.Namespace) -> int:
         state = f"created at revision {after}"
     else:
         state = f"upgraded from revision {before} to {after}"
-    print(f"database {describe_url(database)}: {state}", file=ctx.stdout)
+    print(f"database {describe_place(database)}: {state}", file=ctx.stdout)
     return 0
 
 
@@ -83,6 +84,7 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
 @COMMANDS.command(
     "tournament",
     "import",
+    servers=("smtp",),
     help="create a tournament from a start list and mail every player their games",
     arguments=_import_arguments,
 )

@@ -10,6 +10,7 @@ import contextlib
 import dataclasses
 import datetime
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -187,6 +188,21 @@ event.listen(Session, "before_flush", _forget_changed_people)
 def session_factory(engine: Engine) -> sessionmaker[Session]:
     """Sessions on ``engine``; objects stay readable after commit."""
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def describe_place(url: str | URL) -> str:
+    """Where the database is, whole: an SQLite file's absolute path, otherwise the URL
+    with its password hidden (:func:`describe_url`).
+
+    >>> describe_place("sqlite:////var/lib/mailbot/mailbot.db")
+    '/var/lib/mailbot/mailbot.db'
+    >>> describe_place("postgresql+psycopg://bot:s3cret@db/cc")
+    'postgresql+psycopg://bot:***@db/cc'
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        return str(Path(str(parsed.database)).expanduser().absolute())
+    return describe_url(parsed)
 
 
 def describe_url(url: str | URL) -> str:
