@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import email.utils
+import imaplib
 import itertools
 import time
 import types
@@ -137,8 +138,17 @@ class Federation:
         return next(p.email for p in self.start_list.players if p.id == player_id)
 
     def deliver(self, raw: bytes, at: datetime.datetime) -> None:
-        """Put a message into the bot's inbox as arriving at ``at``."""
-        self.client.append("INBOX", raw, msg_time=at)
+        """Put a message into the bot's inbox as arriving at ``at``.
+
+        The test's own connection is the delivering server's: if the IMAP server
+        closed it (seen once on a loaded machine, while the bot's workers held
+        theirs), it logs in again and delivers once more, as a mail server retries.
+        """
+        try:
+            self.client.append("INBOX", raw, msg_time=at)
+        except (imaplib.IMAP4.abort, OSError):
+            self.client = login(self.imap)
+            self.client.append("INBOX", raw, msg_time=at)
 
     def write(
         self,
