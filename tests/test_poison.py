@@ -15,6 +15,7 @@ import pytest
 from deskbench import AUTHSERV, BLACK, BOT, GREY, IVAN, TD, WHITE, Bench, at
 from sqlalchemy import select
 
+from mailbot.desk import pipeline
 from mailbot.desk.pipeline import Desk, Outcome, StoreUnavailable
 from mailbot.mail.inbox import Fetched
 from mailbot.mail.letters import read_letter
@@ -79,10 +80,10 @@ def test_a_failing_message_is_retried_then_quarantined_and_the_others_go_on(
     are played."""
     real = Desk._handle
 
-    def handle(self: Desk, ctx: object) -> None:
+    def handle(self: Desk, ctx: object, budget: object) -> None:
         if "boom" in ctx.letter.body:  # type: ignore[attr-defined]
             raise RuntimeError("boom in the handler")
-        real(self, ctx)  # type: ignore[arg-type]
+        real(self, ctx, budget)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Desk, "_handle", handle)
     bad = bench.message(GREY, "boom")
@@ -100,6 +101,39 @@ def test_a_failing_message_is_retried_then_quarantined_and_the_others_go_on(
     assert "failed 3 times" in notice.text_body
     # a copy of it that arrives again joins the quarantine, without a new notice
     assert bench.receive(bad, at(6)) is Outcome.QUARANTINED
+    assert len(bench.outbox(to=TD, event="error")) == 1
+
+
+def test_a_message_over_its_time_budget_is_set_aside_at_once_and_the_batch_goes_on(
+    bench: Bench, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stand-in for slowness (reading is bounded by construction, so nothing real
+    takes this long on purpose): a message whose handling runs past the budget is
+    rolled back and quarantined at its first attempt, the director is told once,
+    and the moves of the same batch are played."""
+    real = Desk._handle
+
+    def handle(self: Desk, ctx: object, budget: object) -> None:
+        real(self, ctx, budget)  # type: ignore[arg-type]
+        if "slow" in ctx.letter.body:  # type: ignore[attr-defined]
+            time.sleep(0.3)
+
+    monkeypatch.setattr(Desk, "_handle", handle)
+    monkeypatch.setattr(pipeline, "BUDGET", 0.2)
+    batch = [
+        Fetched("INBOX", 1, 500, bench.message(WHITE, "1. e2-e4", subject=GAME), at(2)),
+        Fetched("INBOX", 1, 501, bench.message(GREY, "slow: status"), at(2)),
+        Fetched("INBOX", 1, 502, bench.message(BLACK, "1... e7-e5", subject=GAME), at(2)),
+    ]
+    outcomes = bench.desk.receive_all(batch, at(2, 10))
+    assert outcomes == [Outcome.HANDLED, Outcome.QUARANTINED, Outcome.HANDLED]
+    assert bench.plies(1) == ["e2e4", "e7e5"]
+    (slow,) = [r for r in bench.inbound() if r.uid == 501]
+    assert (slow.status, slow.attempts) == ("quarantined", 1)
+    assert slow.last_error is not None and "over the budget" in slow.last_error
+    assert len(bench.outbox(to=TD, event="error")) == 1
+    # the same message again joins the quarantine, with no second notice
+    assert bench.receive_at(batch[1].raw, at(3), 501) is Outcome.QUARANTINED
     assert len(bench.outbox(to=TD, event="error")) == 1
 
 
@@ -470,10 +504,10 @@ def test_strangers_poison_tells_the_director_once_a_day(
     each, and the director hears of it once that day (a player's, each time)."""
     real = Desk._handle
 
-    def handle(self: Desk, ctx: object) -> None:
+    def handle(self: Desk, ctx: object, budget: object) -> None:
         if "boom" in ctx.letter.body:  # type: ignore[attr-defined]
             raise RuntimeError("boom")
-        real(self, ctx)  # type: ignore[arg-type]
+        real(self, ctx, budget)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Desk, "_handle", handle)
     for n, sender in enumerate(["eve@example.net", "mallory@example.net", GREY]):

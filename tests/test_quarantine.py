@@ -81,10 +81,10 @@ def failing(monkeypatch: pytest.MonkeyPatch) -> set[str]:
     senders: set[str] = set()
     real = Desk._handle
 
-    def handle(self: Desk, ctx: object) -> None:
+    def handle(self: Desk, ctx: object, budget: object) -> None:
         if ctx.letter.from_addr in senders:  # type: ignore[attr-defined]
             raise RuntimeError("the handler broke down")
-        real(self, ctx)  # type: ignore[arg-type]
+        real(self, ctx, budget)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Desk, "_handle", handle)
     return senders

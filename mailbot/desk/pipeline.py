@@ -19,7 +19,15 @@ mailbox (folder, UIDVALIDITY, UID): that message is new.
 Whatever fails in one message stays with that message: the failure is
 recorded in a transaction of its own, the message is tried again at the next
 pass, and after :data:`MAX_ATTEMPTS` it goes to quarantine and the director
-is told once (:mod:`mailbot.desk.failures`). Only the store's own faults stop
+is told once (:mod:`mailbot.desk.failures`). Each message's handling has a
+time budget (:data:`BUDGET`), checked between its stages: reading a message is
+bounded and linear in its size by construction (the text to 1 MB, moves and
+words from its first 20,000 characters, HTML through a linear parser), so the
+budget is the backstop for whatever else might take long. A message past it
+is rolled back and goes to quarantine at once (another try would cost as much
+again), the director is told once, and the pass goes on with the others. The
+daemon's forced stop owns SIGALRM, so the budget is a deadline looked at
+between the stages, not a signal. Only the store's own faults stop
 the pass: a database that cannot be reached, or one that refuses to write for
 its own reasons (a full disk, a read-only file, an I/O error:
 :mod:`mailbot.store.outage`). Then no message is charged for it and the messages stay in the inbox
@@ -34,6 +42,7 @@ import datetime
 import enum
 import hashlib
 import logging
+import time
 from collections.abc import Callable, Sequence
 from zoneinfo import ZoneInfo
 
@@ -51,6 +60,7 @@ from mailbot.mail.addresses import normal_address
 from mailbot.mail.inbox import Fetched
 from mailbot.mail.letters import Letter, read_letter
 from mailbot.mail.postman import compose_address
+from mailbot.rules.errors import DeskError
 from mailbot.store.kinds import InboundStatus
 from mailbot.store.models import Game, InboundMessage
 from mailbot.store.outage import StoreUnavailable, diagnose, fault_of, probe, where_of
@@ -62,6 +72,28 @@ log = logging.getLogger(__name__)
 
 #: A message that failed this many times goes to quarantine.
 MAX_ATTEMPTS = 3
+#: Seconds one message's handling may take before it is set aside (checked between stages).
+BUDGET = 60.0
+
+
+class OverBudget(DeskError, TimeoutError):
+    """A message's handling took longer than :data:`BUDGET`; ``stage`` is where it was seen."""
+
+    def __init__(self, stage: str, took: float) -> None:
+        super().__init__(f"handling took {took:.1f} s, over the budget of {BUDGET:.0f} s ({stage})")
+        self.stage = stage
+
+
+@dataclasses.dataclass
+class _Budget:
+    """The deadline of one message's handling, looked at between its stages."""
+
+    started: float = dataclasses.field(default_factory=time.monotonic)
+
+    def check(self, stage: str) -> None:
+        took = time.monotonic() - self.started
+        if took > BUDGET:
+            raise OverBudget(stage, took)
 
 
 class Outcome(enum.Enum):
@@ -306,10 +338,13 @@ class Desk:
         elif inbound.status != InboundStatus.NEW:
             log.info("message %s: already handled", short(letter.message_id))
             return Outcome.DUPLICATE
+        budget = _Budget()
         ctx = self._context(session, inbound, letter, now)
         ctx.notifier.gathering = gathering
-        self._handle(ctx)
+        self._handle(ctx, budget)
+        budget.check("handle")
         ctx.notifier.tell(*ctx.events)
+        budget.check("notify")
         mark_processed(inbound, now)
         said.append(self._outcome_line(ctx))
         return Outcome.IGNORED if inbound.status == InboundStatus.IGNORED else Outcome.HANDLED
@@ -380,11 +415,12 @@ class Desk:
             row = duplicates.find(session, sha, mark if letter else None) or duplicates.record(
                 session, letter, sha, mark, fetched, now
             )
-            if count_failure(row, storable(f"{type(exc).__name__}: {exc}")) < MAX_ATTEMPTS:
+            attempts = count_failure(row, storable(f"{type(exc).__name__}: {exc}"))
+            if attempts < MAX_ATTEMPTS and not isinstance(exc, OverBudget):
                 return Outcome.FAILED
             quarantine_failed(row, now)
             log.error(
-                "message %s from %s quarantined after %d failures: %s",
+                "message %s from %s quarantined at its attempt %d: %s",
                 short(row.message_id),
                 short(row.from_addr),
                 row.attempts,
@@ -419,11 +455,12 @@ class Desk:
         )
         return ctx
 
-    def _handle(self, ctx: Context) -> None:
+    def _handle(self, ctx: Context, budget: _Budget) -> None:
         """The stages a message goes through: trust, route, handle."""
         policy = self.policy
         if not admission.trusted(ctx, policy.authserv_id, policy.require_dmarc):
             return
+        budget.check("trust")
         ctx.players = players_writing_from(ctx.session, ctx.sender)
         ctx.directed = director.tournaments_of(ctx.session, ctx.sender)
         routes.route(ctx)
