@@ -25,18 +25,18 @@ from typing import Any, TextIO
 from mailbot import __version__
 from mailbot.commands import (
     backups,
-    demonstration,
-    logins,
-    monitoring,
+    demo,
+    health,
+    oauth,
+    outbox,
+    quarantine,
     reports,
     running,
-    sending,
-    setaside,
     setup,
 )
 from mailbot.commands.command import PROGRAM, CommandContext, Subcommand, UsageError
 from mailbot.config import Config, ConfigError, load_config
-from mailbot.logs import logging_for_command
+from mailbot.shell.logs import logging_for_command
 from mailbot.store.engine import describe_url
 
 log = logging.getLogger("mailbot")
@@ -46,12 +46,12 @@ COMMANDS: tuple[Subcommand, ...] = (
     *setup.COMMANDS,
     *running.COMMANDS,
     *reports.COMMANDS,
-    *sending.COMMANDS,
-    *setaside.COMMANDS,
-    *monitoring.COMMANDS,
-    *logins.COMMANDS,
+    *outbox.COMMANDS,
+    *quarantine.COMMANDS,
+    *health.COMMANDS,
+    *oauth.COMMANDS,
     *backups.COMMANDS,
-    *demonstration.COMMANDS,
+    *demo.COMMANDS,
 )
 
 
@@ -185,7 +185,7 @@ def infrastructure_problem(exc: Exception, config: Config | None, path: Path) ->
         TimeoutError,
     )
 
-    from mailbot.mail.inbox import FolderRefused, MailboxError, OAuthRefused
+    from mailbot.mail.inbox import FolderRefused, LoginRefused, MailboxError, OAuthRefused
     from mailbot.store.outage import StoreUnavailable, fault_of
 
     if isinstance(exc, StoreUnavailable):
@@ -194,7 +194,7 @@ def infrastructure_problem(exc: Exception, config: Config | None, path: Path) ->
         return str(exc)  # it names the account and the fix (a command, or a key to change)
     if isinstance(exc, FolderRefused):
         return f"{path}: {exc}"  # the server runs and took the login: the key is the question
-    if isinstance(exc, MailboxError) and "refused the login" in str(exc):
+    if isinstance(exc, LoginRefused):
         return f"{exc} in {path}"  # the server runs: the account is the question
     if isinstance(exc, MailboxError):
         return f"{exc}; check that the server runs and `imap` in {path}"

@@ -46,24 +46,33 @@ Every mistake is reported in one reading, one line each::
 from __future__ import annotations
 
 import dataclasses
-import enum
 import errno
+import functools
 import os
 import re
 import zoneinfo
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, ClassVar
 
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SkipValidation,
+    Strict,
+    TypeAdapter,
+    ValidationError,
+)
+from pydantic.json_schema import SkipJsonSchema
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from mailbot.mail.settings import Auth, Mechanism, OAuth2Config, Provider, Security
 from mailbot.rules.errors import SetupError, one_line
+from mailbot.rules.validation import mistake, mistakes_of
 from mailbot.store.yamltext import YamlProblem, read_yaml
-
-E = TypeVar("E", bound=enum.Enum)
-T = TypeVar("T")
 
 
 class ConfigError(SetupError, ValueError):
@@ -99,29 +108,109 @@ class ConfigErrors(ConfigError):
         return self._mistakes
 
 
+def _raising(check: Callable[[str], str | None]) -> Callable[[str], str]:
+    """A validator from ``check``, which gives the mistake's message or None."""
+
+    def validate(value: str) -> str:
+        problem = check(value)
+        if problem:
+            raise mistake(problem)
+        return str(value)
+
+    return validate
+
+
+class _FromEnvironment(str):
+    """A value that was wholly a ``${VAR}``: ``993`` from the environment is a number."""
+
+
+def _environment_number(value: Any) -> Any:
+    if isinstance(value, _FromEnvironment) and re.fullmatch(r"\s*[+-]?[0-9]{1,18}\s*", value):
+        return int(value)
+    return value
+
+
+def _environment_flag(value: Any) -> Any:
+    if isinstance(value, _FromEnvironment) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return value
+
+
+def _filled(value: str) -> str | None:
+    return None if value.strip() else "must not be empty"
+
+
+_TEXT = "must be text (put it in quotes)"
+#: Text that may be empty (a password), and text that must not.
+AnyText = Annotated[str, Strict(), AfterValidator(str)]
+Text = Annotated[str, Strict(), AfterValidator(_raising(_filled))]
+#: ``993`` and ``true`` from the environment are a number and a flag (the validators
+#: written last run first).
+_NUMBER = BeforeValidator(_environment_number)
+Flag = Annotated[bool, Strict(), BeforeValidator(_environment_flag)]
+Port = Annotated[int, Strict(), Field(ge=1, le=65535), _NUMBER]
+Seconds = Annotated[int, Strict(), Field(ge=1), _NUMBER]
+Timeout = Annotated[int, Strict(), Field(ge=1, le=600), _NUMBER]
+Count = Annotated[int, Strict(), Field(ge=0), _NUMBER]
+Hour = Annotated[int, Strict(), Field(ge=0, le=23), _NUMBER]
+
+
+def _path_problem(value: str) -> str | None:
+    """Why ``value`` cannot name a file here (too long a name), or None.
+
+    >>> _path_problem("x" * 300), _path_problem("mailbot.log")
+    ('is too long a path (File name too long)', None)
+    """
+    try:
+        os.stat(value)
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            return f"is too long a path ({exc.strerror})"
+    except ValueError:
+        return "is not a path"
+    return None
+
+
+def _folder_problem(value: str) -> str | None:
+    """A folder named by its whole path must be one (a relative one is read later)."""
+    try:
+        missing = Path(value).is_absolute() and not Path(value).is_dir()
+    except OSError:
+        missing = True
+    return f"{value} is not a folder" if missing else None
+
+
+#: A file or folder the bot writes or reads (None: none).
+_Path = Annotated[Text, AfterValidator(_raising(_path_problem))]
+LocalPath = _Path | None
+Folder = Annotated[_Path, AfterValidator(_raising(_folder_problem))] | None
+
+
 @dataclasses.dataclass(frozen=True)
 class ImapConfig:
     """Where the bot reads its mail."""
 
-    host: str
-    port: int
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
+
+    host: Text
+    port: Port
     security: Security
-    username: str
+    username: Text
     #: Empty with ``auth: oauth2``.
-    password: str = dataclasses.field(repr=False)
+    password: AnyText = dataclasses.field(repr=False)
     #: The folder the bot reads.
-    folder: str = "INBOX"
+    folder: Text = "INBOX"
     #: Processed mail is moved here (created if missing). A folder name without the
     #: server's personal prefix (``INBOX.`` on some servers) has it added.
-    done_folder: str = "Processed"
+    done_folder: Text = "Processed"
     #: Mail that failed three times is moved here.
-    quarantine_folder: str = "Quarantine"
+    quarantine_folder: Text = "Quarantine"
     #: IDLE is re-issued after this many seconds.
-    idle_seconds: int = 300
+    idle_seconds: Seconds = 300
     #: Polling interval for servers without IDLE.
-    poll_seconds: int = 60
+    poll_seconds: Seconds = 60
     #: Connect and read timeout, in seconds.
-    timeout: int = 15
+    timeout: Timeout = 15
     auth: Auth = Auth.PASSWORD
     #: Set when ``auth`` is ``oauth2``.
     oauth2: OAuth2Config | None = None
@@ -131,16 +220,18 @@ class ImapConfig:
 class SmtpConfig:
     """Where the bot sends its mail."""
 
-    host: str
-    port: int
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
+
+    host: Text
+    port: Port
     security: Security
     #: The ``From:`` of every message the bot sends.
-    sender: str
+    sender: Text
     #: Without a username the bot sends without AUTH (a local MTA or a trusted relay).
-    username: str | None = None
-    password: str | None = dataclasses.field(default=None, repr=False)
+    username: Annotated[AnyText | None, AfterValidator(lambda v: v or None)] = None
+    password: AnyText | None = dataclasses.field(default=None, repr=False)
     #: Connect and read timeout, in seconds.
-    timeout: int = 15
+    timeout: Timeout = 15
     auth: Auth = Auth.PASSWORD
     #: Set when ``auth`` is ``oauth2``.
     oauth2: OAuth2Config | None = None
@@ -150,23 +241,27 @@ class SmtpConfig:
 class PolicyConfig:
     """Whom the bot trusts and how much it answers."""
 
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
+
     #: ``Authentication-Results`` headers are trusted only from this server.
-    authserv_id: str | None = None
+    authserv_id: Text | None = None
     #: Refuse moves whose sender did not pass DMARC at ``authserv_id``.
-    require_dmarc: bool = False
+    require_dmarc: Flag = False
     #: The most answers one sender gets per day (loop protection).
-    replies_per_sender_per_day: int = 20
+    replies_per_sender_per_day: Count = 20
     #: Accept addresses on special-use domains (``.local``, ``.internal``, ``.test``...)
     #: in start lists, for a club whose mail stays inside its own network.
-    special_use_domains: bool = False
+    special_use_domains: Flag = False
 
 
 @dataclasses.dataclass(frozen=True)
 class SweepConfig:
     """When the daily deadline pass runs."""
 
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
+
     #: Hour of the day (in ``timezone``) of the daily sweep.
-    hour: int = 6
+    hour: Hour = 6
 
 
 @dataclasses.dataclass(frozen=True)
@@ -174,45 +269,162 @@ class HealthConfig:
     """The ages past which ``mailbot health`` warns; past three times the age it is
     critical."""
 
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
+
     #: The last successful pass over the inbox (by the daemon or by ``poll``).
-    poll_minutes: int = 30
+    poll_minutes: Seconds = 30
     #: The last successful deadline sweep (the daemon sweeps once a day).
-    sweep_hours: int = 26
+    sweep_hours: Seconds = 26
     #: The oldest mail still waiting in the outbox.
-    outbox_minutes: int = 60
+    outbox_minutes: Seconds = 60
+
+
+def parse_listen(listen: str) -> tuple[str, int]:
+    """``host:port`` (``[::1]:9464`` for IPv6) as a pair; ValueError when it is none.
+
+    >>> parse_listen("127.0.0.1:9464"), parse_listen("[::1]:0")
+    (('127.0.0.1', 9464), ('::1', 0))
+    """
+    host, _, port = listen.rpartition(":")
+    host = host.strip("[]")
+    if not host or not re.fullmatch(r"[0-9]{1,5}", port) or not 0 <= int(port) <= 65535:
+        raise ValueError(f"{listen!r} is not host:port (like 127.0.0.1:9464)")
+    return host, int(port)
+
+
+def _listen_problem(listen: str) -> str | None:
+    """A port to serve on: host:port, and not 0 (a port no scraper could know)."""
+    try:
+        _, port = parse_listen(listen)
+    except ValueError:
+        port = 0
+    return "must be host:port (like 127.0.0.1:9464)" if port == 0 else None
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricsConfig:
+    """Where the daemon serves its Prometheus metrics."""
+
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
+
+    #: ``host:port`` of ``/metrics``, if anywhere.
+    listen: Annotated[Text, AfterValidator(_raising(_listen_problem))] | None = None
+
+
+def _url_problem(url: str) -> str | None:
+    if re.fullmatch(r"https?://[^\s/]+(/\S*)?", url):
+        return None
+    return "must be an http(s) URL (like https://cc.federation.example/xfcc)"
+
+
+@dataclasses.dataclass(frozen=True)
+class XfccConfig:
+    """Where the daemon serves Xfcc, and the address players are told."""
+
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
+
+    #: ``host:port`` of ``/xfcc``, if the daemon serves Xfcc.
+    listen: Annotated[Text, AfterValidator(_raising(_listen_problem))] | None = None
+    #: The URL the players' programs use (the federation's TLS proxy), in the WSDL and
+    #: the password mails; None: the listener's own address (:attr:`url`).
+    public_url: Annotated[Text, AfterValidator(_raising(_url_problem))] | None = None
+    #: Where the tournaments' pages are published (``URL/INDEX/``), for ``gameLink``.
+    site_url: Annotated[Text, AfterValidator(_raising(_url_problem))] | None = None
+
+    @property
+    def url(self) -> str | None:
+        """The URL players are told, if Xfcc is served.
+
+        >>> XfccConfig("127.0.0.1:8081").url, XfccConfig().url
+        ('http://127.0.0.1:8081/xfcc', None)
+        """
+        if self.listen is None:
+            return None
+        return self.public_url or f"http://{self.listen}/xfcc"
+
+
+def _database_problem(url: str) -> str | None:
+    try:
+        parsed = make_url(url)
+        parsed.get_dialect().import_dbapi()
+    except (NoSuchModuleError, ImportError):
+        return "names a database this installation cannot use"
+    except (ArgumentError, ValueError):
+        return "is not a database URL (like sqlite:///mailbot.db)"
+    return _path_problem(parsed.database or "") if parsed.get_backend_name() == "sqlite" else None
+
+
+def _timezone_problem(name: str) -> str | None:
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return f"unknown time zone {name!r} (like Europe/Sofia or UTC)"
+    return None
+
+
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
+
+
+def _one_of(*choices: str) -> Callable[[str], str | None]:
+    return lambda value: None if value in choices else f"must be one of {', '.join(choices)}"
+
+
+def _plain_address(value: str) -> str | None:
+    if re.fullmatch(r"[^@\s+]+@[^@\s]+", value):
+        return None
+    return "must be a plain address without a +tag (like bounces@example.org)"
 
 
 @dataclasses.dataclass(frozen=True)
 class Config:
-    """The whole configuration."""
+    """The whole configuration: the file's keys, each default written here alone."""
+
+    #: ``arbitrary_types_allowed`` for ``unset``, which the file cannot hold.
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(
+        extra="forbid", arbitrary_types_allowed=True
+    )
 
     #: SQLAlchemy URL; may hold a password, so it is left out of ``repr``.
-    database: str = dataclasses.field(repr=False)
+    database: Annotated[Text, AfterValidator(_raising(_database_problem))] = dataclasses.field(
+        repr=False
+    )
     #: The bot's own time zone (logs, the daily sweep).
-    timezone: str
+    timezone: Annotated[Text, AfterValidator(_raising(_timezone_problem))]
     imap: ImapConfig
     smtp: SmtpConfig
     policy: PolicyConfig = PolicyConfig()
     sweep: SweepConfig = SweepConfig()
     health: HealthConfig = HealthConfig()
-    log_level: str = "INFO"
+    #: Upper case in the value, any case in the file.
+    log_level: Annotated[
+        Text, AfterValidator(str.upper), AfterValidator(_raising(_one_of(*_LOG_LEVELS)))
+    ] = "INFO"
     #: Where the daemon keeps every tournament's published pages (``DIR/INDEX/``), if anywhere.
-    site_folder: str | None = None
+    site_folder: LocalPath = None
     #: The folder of the Syzygy endgame tables, if the federation installed them
     #: (003 part 1 art. 11b: their verdict goes into the claim packet).
-    tablebases: str | None = None
+    tablebases: Folder = None
     #: The envelope sender of every message, tagged per outbox row (VERP); None: the
     #: sender's own address with the tag. Its mail must reach the bot's IMAP folder.
-    bounce_address: str | None = None
-    #: ``host:port`` where the daemon serves Prometheus metrics at ``/metrics``, if anywhere.
-    metrics_listen: str | None = None
+    bounce_address: Annotated[Text, AfterValidator(_raising(_plain_address))] | None = None
+    #: The ``metrics:`` section.
+    metrics: MetricsConfig = MetricsConfig()
+    #: The ``xfcc:`` section: the daemon serves Xfcc where it names ``listen``.
+    xfcc: XfccConfig = XfccConfig()
     #: Where log lines go instead of stderr (reopened when logrotate moves it).
-    log_file: str | None = None
+    log_file: LocalPath = None
     #: ``text`` or ``json``.
-    log_format: str = "text"
+    log_format: Annotated[Text, AfterValidator(_raising(_one_of(*LOG_FORMATS)))] = "text"
     #: The ``${VAR}`` of a server's section (``imap``, ``smtp``) that is not set: an
-    #: error only for a command that talks to that server (:meth:`needs`).
-    unset: tuple[ConfigError, ...] = ()
+    #: error only for a command that talks to that server (:meth:`needs`). Not a key
+    #: of the file.
+    unset: Annotated[tuple[ConfigError, ...], SkipValidation, SkipJsonSchema()] = ()
+
+    @property
+    def metrics_listen(self) -> str | None:
+        """``host:port`` where the daemon serves Prometheus metrics at ``/metrics``, if anywhere."""
+        return self.metrics.listen
 
     def needs(self, *servers: str) -> None:
         """Raise the mistakes of unset variables in the sections of ``servers``
@@ -226,10 +438,29 @@ class Config:
             raise ConfigErrors(found)
 
 
-_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-LOG_FORMATS = ("text", "json")
+@functools.cache
+def _shape() -> TypeAdapter[Config]:
+    """The validator of the whole file, built at its first use."""
+    return TypeAdapter(Config)
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of the file, its defaults the ones the bot reads (for an editor
+    that checks YAML against a schema).
+
+    >>> json_schema()["$defs"]["SweepConfig"]["properties"]["hour"]
+    {'default': 6, 'maximum': 23, 'minimum': 0, 'title': 'Hour', 'type': 'integer'}
+    """
+    return _shape().json_schema()
+
+
 _VARIABLE = re.compile(r"\$(\$)?\{([^}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+#: The sections of the servers: an unset variable in one is a mistake only for a
+#: command that talks to that server.
+SERVERS = ("imap", "smtp")
+#: The keys a mistake is sorted by: the order of the file's description above.
+_ORDER = [f.name for f in dataclasses.fields(Config)]
 
 
 def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] | None = None) -> Config:
@@ -276,281 +507,176 @@ def config_from_mapping(data: Any, environ: Mapping[str, str]) -> Config:
     imap: is required
     smtp: is required
     """
-    top = _Section(data, "", environ)
-    database = top.text("database")
-    if database:
-        top.check(lambda: _check_database(database), None)
-    timezone = top.text("timezone")
-    if timezone:
-        top.check(lambda: _check_timezone("timezone", timezone), None)
-    imap = _imap(top)
-    smtp = _smtp(top)
-    policy = _policy(top)
-    sweep = _sweep(top)
-    health = _health(top)
-    listen = _metrics_listen(top)
-    level, log_file, log_format = _logging(top)
-    site_folder = _local_path(top, "site_folder")
-    tablebases = _local_path(top, "tablebases")
-    if tablebases and Path(tablebases).is_absolute() and not _is_folder(tablebases):
-        top.mistake("tablebases", f"{tablebases} is not a folder")
-    bounce_address = _bounce_address(top)
-    top.finish()
-    unset = [m for m in top.mistakes if isinstance(m, _Unset) and m.path.split(".")[0] in SERVERS]
-    top.mistakes[:] = [m for m in top.mistakes if m not in unset]
-    if len(top.mistakes) == 1:
-        raise top.mistakes[0]
-    if top.mistakes:
-        raise ConfigErrors(top.mistakes)
-    return Config(
-        database=database,
-        timezone=timezone,
-        imap=imap,
-        smtp=smtp,
-        policy=policy,
-        sweep=sweep,
-        health=health,
-        log_level=level,
-        site_folder=site_folder,
-        tablebases=tablebases,
-        bounce_address=bounce_address,
-        metrics_listen=listen or None,
-        log_file=log_file,
-        log_format=log_format,
-        unset=tuple(unset),
-    )
+    if data is None:
+        raise ConfigError("", "the file is empty")
+    if not isinstance(data, Mapping):
+        raise ConfigError("", "must be a mapping of keys to values")
+    found: list[ConfigError] = []
+    data = _substituted(data, (), environ, found)
+    _prepare(data, found)
+    unset = [m for m in found if isinstance(m, _Unset) and m.path.split(".")[0] in SERVERS]
+    found = [m for m in found if m not in unset]
+    config, errors = _validated(data, {m.path for m in unset})
+    taken = {m.path for m in found}
+    found += [ConfigError(path, text) for path, text in errors if path not in taken]
+    found.sort(key=_place)
+    if len(found) == 1:
+        raise found[0]
+    if found or config is None:
+        raise ConfigErrors(found)
+    return dataclasses.replace(config, unset=tuple(unset))
 
 
-def _imap(top: _Section) -> ImapConfig:
-    """The ``imap:`` section: the account the bot reads its mail from."""
-    imap = top.section("imap")
-    imap_auth = imap.choice("auth", Auth, default=Auth.PASSWORD)
-    imap_config = ImapConfig(
-        host=imap.text("host"),
-        port=imap.port("port"),
-        security=imap.choice("security", Security),
-        username=imap.text("username"),
-        password=imap.check(lambda: _password(imap, imap_auth, required=True) or "", ""),
-        folder=imap.text("folder", default="INBOX"),
-        done_folder=imap.text("done_folder", default="Processed"),
-        quarantine_folder=imap.text("quarantine_folder", default="Quarantine"),
-        idle_seconds=imap.whole("idle_seconds", default=300, low=1),
-        poll_seconds=imap.whole("poll_seconds", default=60, low=1),
-        timeout=imap.whole("timeout", default=15, low=1, high=600),
-        auth=imap_auth,
-        oauth2=imap.check(lambda: _oauth2(imap, imap_auth), None),
-    )
-    imap.finish()
-    return imap_config
+#: What stands for an unset variable of a server's section, tried in turn until the
+#: key takes one: the section is read for the other commands all the same.
+_STAND_INS: tuple[Any, ...] = (
+    *("", "unset", 1, False),
+    *(next(iter(kind)).value for kind in (Security, Auth, Provider, Mechanism)),
+)
 
 
-def _smtp(top: _Section) -> SmtpConfig:
-    """The ``smtp:`` section: the account the bot sends its mail through."""
-    smtp = top.section("smtp")
-    smtp_auth = smtp.choice("auth", Auth, default=Auth.PASSWORD)
-    smtp_config = SmtpConfig(
-        host=smtp.text("host"),
-        port=smtp.port("port"),
-        security=smtp.choice("security", Security),
-        username=smtp.text("username", default=None, empty=True) or None,
-        password=smtp.check(lambda: _password(smtp, smtp_auth, required=False), None),
-        sender=smtp.text("sender"),
-        timeout=smtp.whole("timeout", default=15, low=1, high=600),
-        auth=smtp_auth,
-        oauth2=smtp.check(lambda: _oauth2(smtp, smtp_auth), None),
-    )
-    smtp.finish()
-    if smtp_config.password and not smtp_config.username:
-        top.mistake("smtp.username", "is required when smtp.password is given")
-    if smtp_auth is Auth.OAUTH2 and not smtp_config.username and not smtp.dead:
-        top.mistake("smtp.username", "is required when smtp.auth is oauth2")
-    return smtp_config
+def _place(found: ConfigError) -> int:
+    """Where a mistake comes in the report: in the order of :class:`Config`'s keys."""
+    key = found.path.split(".")[0]
+    return _ORDER.index(key) if key in _ORDER else len(_ORDER)
 
 
-def _policy(top: _Section) -> PolicyConfig:
-    """The ``policy:`` section: whom the bot trusts and how much it answers."""
-    policy = top.section("policy", optional=True)
-    policy_config = PolicyConfig(
-        authserv_id=policy.text("authserv_id", default=None),
-        require_dmarc=policy.flag("require_dmarc", default=False),
-        replies_per_sender_per_day=policy.whole("replies_per_sender_per_day", default=20, low=0),
-        special_use_domains=policy.flag("special_use_domains", default=False),
-    )
-    policy.finish()
-    if policy_config.require_dmarc and not policy_config.authserv_id:
-        top.mistake("policy.authserv_id", "is required when policy.require_dmarc is true")
-    return policy_config
+def _validated(
+    data: dict[str, Any], unset: set[str]
+) -> tuple[Config | None, list[tuple[str, str]]]:
+    """The configuration and the mistakes pydantic finds, but at the keys in ``unset``."""
+    for stand_in in _STAND_INS:
+        try:
+            return _shape().validate_python(data), []
+        except ValidationError as exc:
+            errors = mistakes_of(exc, {"string_type": _TEXT})
+        wrong = [path for path, _ in errors if path in unset]
+        if not wrong or len(wrong) < len(errors):
+            break
+        for path in wrong:
+            _put(data, path.split("."), stand_in)
+    return None, [(path, text) for path, text in errors if path not in unset]
 
 
-def _sweep(top: _Section) -> SweepConfig:
-    """The ``sweep:`` section: the hour of the daily deadline pass."""
-    sweep = top.section("sweep", optional=True)
-    sweep_config = SweepConfig(hour=sweep.whole("hour", default=6, low=0, high=23))
-    sweep.finish()
-    return sweep_config
+def _put(data: dict[str, Any], keys: list[str], value: Any) -> None:
+    for key in keys[:-1]:
+        data = data[key]
+    data[keys[-1]] = value
 
 
-def _health(top: _Section) -> HealthConfig:
-    """The ``health:`` section: the ages at which ``mailbot health`` warns."""
-    health = top.section("health", optional=True)
-    health_config = HealthConfig(
-        poll_minutes=health.whole("poll_minutes", default=30, low=1),
-        sweep_hours=health.whole("sweep_hours", default=26, low=1),
-        outbox_minutes=health.whole("outbox_minutes", default=60, low=1),
-    )
-    health.finish()
-    return health_config
+def _substituted(
+    value: Any, loc: tuple[str, ...], environ: Mapping[str, str], found: list[ConfigError]
+) -> Any:
+    """``value`` with every ``${VAR}`` replaced; a variable's mistake is noted in ``found``
+    and its value is then empty."""
+    if isinstance(value, Mapping):
+        return {k: _substituted(v, (*loc, str(k)), environ, found) for k, v in value.items()}
+    if not isinstance(value, str):
+        return value
+    try:
+        replaced = substitute(".".join(loc), value, environ)
+    except ConfigError as exc:
+        found.append(exc)
+        return ""
+    return _FromEnvironment(replaced) if replaced != value else value
 
 
-def _metrics_listen(top: _Section) -> str | None:
-    """The ``metrics:`` section's ``listen``, the host:port of the metrics server."""
-    metrics = top.section("metrics", optional=True)
-    listen: str | None = metrics.text("listen", default=None)
-    if listen:
-        metrics.check(lambda: _check_listen(metrics.where("listen"), listen), None)
-    metrics.finish()
-    return listen
-
-
-def _logging(top: _Section) -> tuple[str, str | None, str]:
-    """``log_level`` (upper case), ``log_file`` (None: stderr) and ``log_format``."""
-    level = top.text("log_level", default="INFO").upper()
-    if level not in _LOG_LEVELS:
-        top.mistake("log_level", f"must be one of {', '.join(_LOG_LEVELS)}")
-    log_file = _local_path(top, "log_file")
-    log_format = top.text("log_format", default="text")
-    if log_format not in LOG_FORMATS:
-        top.mistake("log_format", f"must be one of {', '.join(LOG_FORMATS)}")
-    return level, log_file, log_format
-
-
-def _bounce_address(top: _Section) -> str | None:
-    """``bounce_address``: where delivery reports go, a plain address."""
-    bounce_address: str | None = top.text("bounce_address", default=None)
-    if bounce_address and not re.fullmatch(r"[^@\s+]+@[^@\s]+", bounce_address):
-        top.mistake(
-            "bounce_address", "must be a plain address without a +tag (like bounces@example.org)"
+def _prepare(data: dict[str, Any], found: list[ConfigError]) -> None:
+    """The checks across keys, noted in ``found``; the keys they refuse are taken out."""
+    for key in ("unset", "metrics_listen"):
+        if key in data:
+            found.append(ConfigError(key, "unknown key"))
+            del data[key]
+    for key in ("policy", "sweep", "health", "metrics"):
+        if key in data and data[key] is None:
+            del data[key]
+    for server in SERVERS:
+        section = data.get(server)
+        if isinstance(section, dict):
+            _account(server, section, found)
+    smtp = data.get("smtp")
+    if isinstance(smtp, dict) and not smtp.get("username"):
+        if isinstance(smtp.get("password"), str) and smtp["password"]:
+            found.append(ConfigError("smtp.username", "is required when smtp.password is given"))
+        elif smtp.get("auth") == Auth.OAUTH2.value:
+            found.append(ConfigError("smtp.username", "is required when smtp.auth is oauth2"))
+    policy = data.get("policy")
+    dmarc = isinstance(policy, dict) and _environment_flag(policy.get("require_dmarc")) is True
+    if dmarc and isinstance(policy, dict) and not policy.get("authserv_id"):
+        found.append(
+            ConfigError("policy.authserv_id", "is required when policy.require_dmarc is true")
         )
-    return bounce_address
 
 
-def _local_path(section: _Section, key: str) -> str | None:
-    """A file or folder named by ``key`` (None when left out or when it cannot be a path)."""
-    value: str | None = section.text(key, default=None) or None
-    if value and (problem := _path_problem(value)):
-        section.mistake(section.where(key), problem)
-        return None
-    return value
+def _account(server: str, section: dict[str, Any], found: list[ConfigError]) -> None:
+    """An account's password and ``oauth2:`` section, which its ``auth`` decides."""
+    if section.get("auth", Auth.PASSWORD.value) != Auth.OAUTH2.value:
+        if "oauth2" in section:
+            only = f"is only read when {server}.auth is oauth2"
+            found.append(ConfigError(f"{server}.oauth2", only))
+            del section["oauth2"]
+        return
+    if "password" in section:
+        found.append(ConfigError(f"{server}.password", "must be left out when auth is oauth2"))
+    section["password"] = "" if server == "imap" else None
+    if "oauth2" not in section:
+        found.append(ConfigError(f"{server}.oauth2", "is required"))
+    elif isinstance(section["oauth2"], dict):
+        _oauth2(f"{server}.oauth2", section["oauth2"], found)
 
 
-def _path_problem(value: str) -> str | None:
-    """Why ``value`` cannot name a file here (too long a name), or None.
-
-    >>> _path_problem("x" * 300), _path_problem("mailbot.log")
-    ('is too long a path (File name too long)', None)
-    """
-    try:
-        os.stat(value)
-    except OSError as exc:
-        if exc.errno == errno.ENAMETOOLONG:
-            return f"is too long a path ({exc.strerror})"
-    except ValueError:
-        return "is not a path"
-    return None
-
-
-def _is_folder(path: str) -> bool:
-    try:
-        return Path(path).is_dir()
-    except OSError:
-        return False
-
-
-def _password(section: _Section, auth: Auth, *, required: bool) -> str | None:
-    """The account's ``password``: required (IMAP) or optional (SMTP) with a password,
-    refused with OAuth2."""
-    if auth is Auth.OAUTH2:
-        section.seen.add("password")
-        if "password" in section.data:
-            raise ConfigError(section.where("password"), "must be left out when auth is oauth2")
-        return None
-    if required:
-        return str(section.text("password", empty=True))
-    value: str | None = section.text("password", default=None, empty=True)
-    return value
-
-
+#: An endpoint may be plain http only on the loopback address.
+_LOOPBACK = re.compile(r"http://(127\.0\.0\.1|localhost|\[::1\])[:/]")
 #: The keys of ``oauth2:`` only the generic provider takes, and the one only Microsoft's.
 _GENERIC_KEYS = ("token_url", "authorize_url", "device_url", "scopes", "mechanism")
 
 
-def _oauth2(section: _Section, auth: Auth) -> OAuth2Config | None:
-    """The account's ``oauth2:`` section, required with ``auth: oauth2`` and refused
-    without.
+def _oauth2(path: str, o: dict[str, Any], found: list[ConfigError]) -> None:
+    """The ``oauth2:`` section's keys that :class:`OAuth2Config` cannot check alone.
 
-    >>> top = _Section({"auth": "oauth2", "oauth2": {"provider": "generic",
-    ...     "client_id": "bot", "token_file": "t.json", "token_url": "https://idp/token",
-    ...     "scopes": ["mail"], "mechanism": "oauthbearer"}}, "imap", {})
-    >>> made = _oauth2(top, Auth.OAUTH2)
-    >>> made.provider, made.scopes, made.mechanism
-    (<Provider.GENERIC: 'generic'>, ('mail',), <Mechanism.OAUTHBEARER: 'oauthbearer'>)
-    >>> _oauth2(_Section({"oauth2": {}}, "smtp", {}), Auth.PASSWORD)
-    Traceback (most recent call last):
-    ...
-    mailbot.config.ConfigError: smtp.oauth2: is only read when smtp.auth is oauth2
+    >>> found = []
+    >>> _oauth2("smtp.oauth2", {"provider": "google", "tenant": "x", "scopes": "a b"}, found)
+    >>> print(ConfigErrors(found))
+    smtp.oauth2.scopes: is only read with provider generic
+    smtp.oauth2.tenant: is only read with provider microsoft
     """
-    if auth is not Auth.OAUTH2:
-        section.seen.add("oauth2")
-        if "oauth2" in section.data:
-            raise ConfigError(
-                section.where("oauth2"), f"is only read when {section.where('auth')} is oauth2"
-            )
-        return None
-    o = section.section("oauth2")
-    provider = o.choice("provider", Provider)
-    client_id = o.text("client_id")
-    secret = o.text("client_secret", default=None, empty=True) or None
-    token_file = o.text("token_file")
-    if problem := _path_problem(token_file):
-        o.mistake(o.where("token_file"), problem)
+
+    def note(key: str, message: str) -> None:
+        found.append(ConfigError(f"{path}.{key}", message))
+        o.pop(key, None)
+
+    if "config_file" in o:
+        note("config_file", "unknown key")
+    provider = o.get("provider")
     for key in (*_GENERIC_KEYS, "tenant"):
         allowed = Provider.MICROSOFT if key == "tenant" else Provider.GENERIC
-        if key in o.data and provider is not allowed:
-            o.mistake(o.where(key), f"is only read with provider {allowed.value}")
-    tenant = o.text("tenant", default="common")
-    if not re.fullmatch(r"[A-Za-z0-9.-]+", tenant):
-        o.mistake(o.where("tenant"), "must be common, organizations or a tenant's id")
-    token_url = _https(o, "token_url", required=provider is Provider.GENERIC)
-    authorize_url = _https(o, "authorize_url", required=False)
-    device_url = _https(o, "device_url", required=False)
-    scopes = o.words("scopes")
-    mechanism = o.choice("mechanism", Mechanism, default=Mechanism.XOAUTH2)
-    o.finish()
-    return OAuth2Config(
-        provider=provider,
-        client_id=client_id,
-        token_file=token_file,
-        client_secret=secret,
-        tenant=tenant,
-        token_url=token_url,
-        authorize_url=authorize_url,
-        device_url=device_url,
-        scopes=scopes,
-        mechanism=mechanism,
-    )
-
-
-def _https(section: _Section, key: str, *, required: bool) -> str | None:
-    """An endpoint's URL: HTTPS (the token endpoint carries secrets), or http only
-    on the loopback address."""
-    value: str | None = section.text(key, default=_MISSING if required else None)
-    if not value:
-        return None
-    loopback = re.match(r"http://(127\.0\.0\.1|localhost|\[::1\])[:/]", value)
-    if not value.startswith("https://") and not loopback:
-        section.mistake(section.where(key), "must be an https:// URL")
-        return None
-    return value
+        if key in o and provider in tuple(p.value for p in Provider) and provider != allowed.value:
+            note(key, f"is only read with provider {allowed.value}")
+    for key in ("client_id", "token_file", "tenant"):
+        if isinstance(o.get(key), str) and not o[key].strip():
+            note(key, "must not be empty")
+    if isinstance(o.get("client_secret"), str) and not o["client_secret"]:
+        o["client_secret"] = None
+    if isinstance(o.get("token_file"), str) and (problem := _path_problem(o["token_file"])):
+        note("token_file", problem)
+    if isinstance(o.get("tenant"), str) and not re.fullmatch(r"[A-Za-z0-9.-]+", o["tenant"]):
+        note("tenant", "must be common, organizations or a tenant's id")
+    if provider == Provider.GENERIC.value and "token_url" not in o:
+        note("token_url", "is required")
+    for key in ("token_url", "authorize_url", "device_url"):
+        value = o.get(key)
+        if (
+            isinstance(value, str)
+            and not value.startswith("https://")
+            and not _LOOPBACK.match(value)
+        ):
+            note(key, "must be an https:// URL")
+    scopes = o.get("scopes", [])
+    scopes = scopes.split() if isinstance(scopes, str) else scopes
+    if not isinstance(scopes, list) or not all(isinstance(v, str) and v for v in scopes):
+        note("scopes", "must be a list of words")
+    elif "scopes" in o:
+        o["scopes"] = [str(v) for v in scopes]
 
 
 def substitute(path: str, value: str, environ: Mapping[str, str]) -> str:
@@ -576,218 +702,3 @@ def substitute(path: str, value: str, environ: Mapping[str, str]) -> str:
 
 class _Unset(ConfigError):
     """A ``${VAR}`` whose variable is not set."""
-
-
-#: The sections of the servers: an unset variable in one is a mistake only for a
-#: command that talks to that server.
-SERVERS = ("imap", "smtp")
-
-
-class _Missing:
-    pass
-
-
-_MISSING: Any = _Missing()
-
-
-class _Section:
-    """One mapping of the file; takes its keys one by one, then rejects the rest.
-
-    A mistake is noted in ``mistakes`` (shared by every section of the file) and
-    the reading goes on with a stand-in value, so that one reading finds them all;
-    a section that is not a mapping is noted once and its keys are not asked for.
-    """
-
-    def __init__(
-        self,
-        data: Any,
-        path: str,
-        environ: Mapping[str, str],
-        mistakes: list[ConfigError] | None = None,
-    ) -> None:
-        self.mistakes: list[ConfigError] = [] if mistakes is None else mistakes
-        self.dead = False
-        if data is None and not path:
-            raise ConfigError("", "the file is empty")
-        if not isinstance(data, Mapping):
-            if not path:
-                raise ConfigError(path, "must be a mapping of keys to values")
-            self.mistakes.append(ConfigError(path, "must be a mapping of keys to values"))
-            data, self.dead = {}, True
-        self.data: Mapping[Any, Any] = data
-        self.path = path
-        self.environ = environ
-        self.seen: set[Any] = set()
-
-    def where(self, key: str) -> str:
-        return f"{self.path}.{key}" if self.path else key
-
-    def mistake(self, path: str, message: str) -> None:
-        """Note a mistake about ``path`` found by a check across keys."""
-        self.mistakes.append(ConfigError(path, message))
-
-    def check(self, make: Callable[[], T], fallback: T) -> T:
-        """What ``make()`` gives, or ``fallback`` once its mistake is noted."""
-        if self.dead:
-            return fallback
-        try:
-            return make()
-        except ConfigError as exc:
-            self.mistakes.extend(exc.mistakes)
-            return fallback
-
-    def _raw(self, key: str, default: Any) -> tuple[Any, bool]:
-        """The value and whether it came (wholly) from a ``${VAR}``."""
-        self.seen.add(key)
-        if key not in self.data:
-            if default is _MISSING:
-                raise ConfigError(self.where(key), "is required")
-            return default, False
-        value = self.data[key]
-        if isinstance(value, str):
-            replaced = substitute(self.where(key), value, self.environ)
-            return replaced, replaced != value
-        return value, False
-
-    def section(self, key: str, optional: bool = False) -> _Section:
-        def make() -> _Section:
-            value, _ = self._raw(key, {} if optional else _MISSING)
-            data = {} if value is None and optional else value
-            return _Section(data, self.where(key), self.environ, self.mistakes)
-
-        dead = _Section({}, self.where(key), self.environ, self.mistakes)
-        dead.dead = True
-        return self.check(make, dead)
-
-    def text(self, key: str, default: Any = _MISSING, empty: bool = False) -> Any:
-        return self.check(lambda: self._text(key, default, empty), _fallback(default, ""))
-
-    def _text(self, key: str, default: Any, empty: bool) -> Any:
-        value, _ = self._raw(key, default)
-        if value is None and default is None:
-            return None
-        if value is None:
-            raise ConfigError(self.where(key), "must not be empty")
-        if not isinstance(value, str):
-            raise ConfigError(self.where(key), "must be text (put it in quotes)")
-        if not value.strip() and not empty:
-            raise ConfigError(self.where(key), "must not be empty")
-        return value
-
-    def whole(
-        self, key: str, default: Any = _MISSING, low: int = 0, high: int | None = None
-    ) -> int:
-        fallback: int = _fallback(default, low)
-        return self.check(lambda: self._whole(key, default, low, high), fallback)
-
-    def _whole(self, key: str, default: Any, low: int, high: int | None) -> int:
-        value, from_environment = self._raw(key, default)
-        if from_environment and re.fullmatch(r"\s*[+-]?[0-9]{1,18}\s*", value):
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(self.where(key), "must be a whole number")
-        if value < low:
-            raise ConfigError(self.where(key), f"must be at least {low}")
-        if high is not None and value > high:
-            raise ConfigError(self.where(key), f"must be at most {high}")
-        return value
-
-    def port(self, key: str) -> int:
-        return self.whole(key, low=1, high=65535)
-
-    def flag(self, key: str, default: Any = _MISSING) -> bool:
-        fallback: bool = _fallback(default, False)
-        return self.check(lambda: self._flag(key, default), fallback)
-
-    def _flag(self, key: str, default: Any) -> bool:
-        value, from_environment = self._raw(key, default)
-        if from_environment and value.strip().lower() in ("true", "false"):
-            value = value.strip().lower() == "true"
-        if not isinstance(value, bool):
-            raise ConfigError(self.where(key), "must be true or false")
-        return value
-
-    def words(self, key: str) -> tuple[str, ...]:
-        """A list of words (or one text of words separated by spaces); empty when left out."""
-        return self.check(lambda: self._words(key), ())
-
-    def _words(self, key: str) -> tuple[str, ...]:
-        value, _ = self._raw(key, [])
-        if isinstance(value, str):
-            value = value.split()
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise ConfigError(self.where(key), "must be a list of words")
-        return tuple(value)
-
-    def choice(self, key: str, kind: type[E], default: Any = _MISSING) -> E:
-        fallback: E = _fallback(default, next(iter(kind)))
-        return self.check(lambda: self._choice(key, kind, default), fallback)
-
-    def _choice(self, key: str, kind: type[E], default: Any) -> E:
-        if default is not _MISSING and key not in self.data:
-            self.seen.add(key)
-            chosen: E = default
-            return chosen
-        value = self._text(key, _MISSING, False)
-        try:
-            return kind(value)
-        except ValueError:
-            members = ", ".join(str(m.value) for m in kind)
-            raise ConfigError(self.where(key), f"must be one of {members}") from None
-
-    def finish(self) -> None:
-        if self.dead:
-            return
-        for key in self.data:
-            if key not in self.seen:
-                self.mistakes.append(ConfigError(self.where(str(key)), "unknown key"))
-
-
-def _fallback(default: Any, otherwise: Any) -> Any:
-    """The value a key stands for once its mistake is noted: its default, or ``otherwise``."""
-    return otherwise if default is _MISSING or default is None else default
-
-
-def parse_listen(listen: str) -> tuple[str, int]:
-    """``host:port`` (``[::1]:9464`` for IPv6) as a pair; ValueError when it is none.
-
-    >>> parse_listen("127.0.0.1:9464"), parse_listen("[::1]:0")
-    (('127.0.0.1', 9464), ('::1', 0))
-    """
-    host, _, port = listen.rpartition(":")
-    host = host.strip("[]")
-    if not host or not re.fullmatch(r"[0-9]{1,5}", port) or not 0 <= int(port) <= 65535:
-        raise ValueError(f"{listen!r} is not host:port (like 127.0.0.1:9464)")
-    return host, int(port)
-
-
-def _check_listen(path: str, listen: str) -> None:
-    """A port to serve on: host:port, and not 0 (a port no scraper could know)."""
-    try:
-        _, port = parse_listen(listen)
-    except ValueError:
-        port = 0
-    if port == 0:
-        raise ConfigError(path, "must be host:port (like 127.0.0.1:9464)")
-
-
-def _check_database(url: str) -> None:
-    try:
-        parsed = make_url(url)
-        parsed.get_dialect().import_dbapi()
-    except (NoSuchModuleError, ImportError):
-        raise ConfigError("database", "names a database this installation cannot use") from None
-    except (ArgumentError, ValueError):
-        raise ConfigError("database", "is not a database URL (like sqlite:///mailbot.db)") from None
-    problem = (
-        _path_problem(parsed.database or "") if parsed.get_backend_name() == "sqlite" else None
-    )
-    if problem:
-        raise ConfigError("database", problem)
-
-
-def _check_timezone(path: str, name: str) -> None:
-    try:
-        zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ConfigError(path, f"unknown time zone {name!r} (like Europe/Sofia or UTC)") from None

@@ -5,7 +5,9 @@ embedded SMTP listener (aiosmtpd) takes what the bot sends; the database is
 an SQLite file in a temporary folder. Two simulated players, one writing in
 Bulgarian notation and one in English, play a short game with dates a few
 days apart; one of them sends an impossible move first and gets "+5 days".
-Every message is printed as it passes.
+Every message is printed as it passes. The event is in English, as the
+narration is, so the PGN printed at the end reads in English too; Ivan still
+gets his mail in Bulgarian.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from aiosmtpd.controller import Controller
 from imapclient import IMAPClient
 
 from mailbot.config import Config, parse_config
-from mailbot.daemon import fixed_clock, poll_once
+from mailbot.shell.daemon import fixed_clock, poll_once
 from mailbot.store.engine import make_engine, session_factory
 from mailbot.store.schema import upgrade
 from mailbot.store.startlist import parse_start_list
@@ -46,12 +48,12 @@ name: Demonstration game
 profile: bg-email
 start: 2026-03-01
 end: 2026-12-31
-language: bg
+language: en
 notation: bg-cyrillic
 conditional_moves: false
 director: {name: Director Dimitrov, email: td@demo.example}
 players:
-  - {id: ivanov, name: Ivan Ivanov, email: ivanov@demo.example}
+  - {id: ivanov, name: Ivan Ivanov, email: ivanov@demo.example, language: bg}
   - {id: smith, name: John Smith, email: smith@demo.example, language: en, notation: en}
 games: [{white: ivanov, black: smith}]
 """

@@ -4,7 +4,7 @@ Before the daemon runs: whether the database answers and ``init`` has made it,
 whether the IMAP server takes the login, which folders the bot will use as the
 server names them (and whether it can have them), whether the server has IDLE,
 whether the SMTP server takes the login (no mail is sent), and the OAuth2 token
-files. One :class:`~mailbot.health.Check` a line, naming the key to fix; the exit
+files. One :class:`~mailbot.shell.health.Check` a line, naming the key to fix; the exit
 status is the worst level found (0 all OK, 1 a warning, 2 a critical finding).
 
 >>> print(_idle(frozenset({b"IMAP4REV1"}), 60).line())
@@ -13,15 +13,17 @@ WARNING imap idle: the server has no IDLE, so the bot asks every 60 s (imap.poll
 
 from __future__ import annotations
 
+import socket
+import urllib.request
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot.config import Config, ImapConfig
-from mailbot.health import Check, Level, oauth_accounts, oauth_tokens
+from mailbot.config import Config, ImapConfig, parse_listen
 from mailbot.mail.inbox import FolderKey, Folders, Mailbox, MailboxError
 from mailbot.mail.postman import Postman, SendError
+from mailbot.shell.health import Check, Level, oauth_accounts, oauth_tokens
 from mailbot.store.engine import make_engine, session_factory
 from mailbot.store.outage import probe
 from mailbot.store.schema import migrations_head, schema_revision
@@ -34,7 +36,37 @@ def checks(config: Config) -> list[Check]:
         *imap(config.imap),
         smtp(config),
         *oauth_tokens(oauth_accounts(config)),
+        *xfcc_listener(config),
     ]
+
+
+def xfcc_listener(config: Config) -> list[Check]:
+    """The Xfcc listener's address: free to take, or taken by a daemon serving Xfcc
+    there; and a public URL the players reach by TLS."""
+    listen, url = config.xfcc.listen, config.xfcc.url
+    if listen is None or url is None:
+        return []
+    host, port = parse_listen(listen)
+    found: list[Check] = []
+    try:
+        with socket.create_server((host, port)):
+            found.append(Check(Level.OK, "xfcc", f"{listen} is free for the daemon to serve"))
+    except OSError as exc:
+        try:
+            url = f"http://{host if ':' not in host else f'[{host}]'}:{port}/xfcc?WSDL"
+            with urllib.request.urlopen(url, timeout=5) as answer:
+                serving = b"XfccBasic" in answer.read(200_000)
+        except OSError:
+            serving = False
+        if serving:
+            found.append(Check(Level.OK, "xfcc", f"the daemon serves Xfcc at {listen}"))
+        else:
+            said = f"cannot listen on {listen} ({exc.strerror or exc}); check xfcc.listen"
+            found.append(Check(Level.CRITICAL, "xfcc", said))
+    if not url.startswith("https://"):
+        said = "xfcc.public_url is not https: passwords would cross the network in clear"
+        found.append(Check(Level.WARNING, "xfcc", said))
+    return found
 
 
 def database(url: str) -> list[Check]:

@@ -4,6 +4,8 @@ PostgreSQL is reached at ``MAILBOT_TEST_POSTGRES`` (default
 ``postgresql+psycopg://postgres@127.0.0.1:5432/test``); every test gets its own
 schema there (through ``search_path``), dropped afterwards. Without a server
 the PostgreSQL variants fail when ``CI`` is set and are skipped otherwise.
+The databases are empty: ``deskbench.Bench`` and ``harness.Federation`` put the
+schema in through ``migrated.migrated``, a copy of a template migrated once.
 
 The store tests (``db_url``) run on both databases in every run. The
 behaviour tests take ``store_url``: an SQLite file, or a PostgreSQL schema
@@ -12,13 +14,24 @@ that take ``store_url`` (the others do not depend on the database, or ran
 on PostgreSQL already). CI runs the suite, then that selection again.
 """
 
+# ruff: noqa: E402 (bytecode is allowed before the first import below)
 from __future__ import annotations
+
+import sys
+
+# Compiled modules are kept (in __pycache__, which git ignores) even where
+# PYTHONDONTWRITEBYTECODE is set, as in many container images: without them every
+# worker rewrote the asserts of every test module and compiled the bot anew (5 s of
+# CPU per process at collection), and every ``python -m mailbot`` a test starts
+# compiled it again. Set before anything else is imported, so that the modules
+# this file imports are kept too.
+sys.dont_write_bytecode = False
 
 import contextlib
 import importlib.metadata
 import os
+import shutil
 import subprocess
-import sys
 import tarfile
 import tempfile
 import uuid
@@ -26,17 +39,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# the fuzz suite's figures: inputs tried and the slowest, in the terminal summary
+from fuzzing import (  # noqa: F401 (hooks)
+    pytest_runtest_call,
+    pytest_terminal_summary,
+)
+from fuzzing import pytest_runtest_logreport as fuzz_logreport
 from mailservers import dovecot_server, imap_account, smtp_sink  # noqa: F401 (fixtures)
+from migrated import POSTGRES_URL
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
 # every test fails that wrote a row outside mailbot/store/ (docs/architecture.md 1.1)
 from watchwrites import _only_the_store_writes  # noqa: F401 (an autouse fixture)
-
-POSTGRES_URL = os.environ.get(
-    "MAILBOT_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
 
 _postgres_problem: list[str] = []
 
@@ -67,6 +84,29 @@ def require_postgres() -> None:
     pytest.skip(message)
 
 
+#: The free room a RAM disk needs for the tests' temporary files (a run of the suite
+#: writes a few hundred megabytes at most: the install guide's virtual environment,
+#: the workers' databases and mail).
+RAM_DISK_ROOM = 2 << 30
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Temporary files (each test's SQLite file and folder, the servers' mail, Dovecot's
+    and Cyrus's folders) go to a RAM disk when the machine has one with room (a
+    container's is often 64 MB) and ``TMPDIR`` names no other place: SQLite and Dovecot
+    wait for the disk at every commit and every message saved, and on a busy disk that
+    was most of a mail-path test's time."""
+    ram = Path("/dev/shm")
+    if (
+        "TMPDIR" not in os.environ
+        and ram.is_dir()
+        and os.access(ram, os.W_OK | os.X_OK)
+        and shutil.disk_usage(ram).free >= RAM_DISK_ROOM
+    ):
+        os.environ["TMPDIR"] = str(ram)  # for the servers and the bot's processes too
+        tempfile.tempdir = None  # gettempdir() looks again
+
+
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
     """The URL of a fresh, empty PostgreSQL schema, dropped after the test."""
@@ -76,7 +116,10 @@ def postgres_url() -> Iterator[str]:
     try:
         with admin.begin() as connection:
             connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        url = make_url(POSTGRES_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+        # commits do not wait for the server's disk (the test's data need not outlive a
+        # crash of the server; it is visible to every session at once all the same)
+        options = f"-csearch_path={schema} -csynchronous_commit=off"
+        url = make_url(POSTGRES_URL).update_query_dict({"options": options})
         yield url.render_as_string(hide_password=False)
         with admin.begin() as connection:
             connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
@@ -103,13 +146,84 @@ def store_url(request: pytest.FixtureRequest) -> str:
     return url
 
 
+#: Fixtures that start a mail server, PostgreSQL or Chromium (or ask for one of them by
+#: name at run time): a test that takes one is marked ``servers``.
+SERVER_FIXTURES = frozenset(
+    {
+        "dovecot_server", "imap_account", "cyrus_server", "private_cyrus", "smtp_sink",
+        "token_provider", "oauth_dovecot", "oauth_smtp", "private_postgres",
+        "private_dovecot", "hung_smtp", "postgres_url", "restartable", "prefixed",
+        "smtp_port", "browser", "chrome", "browser_cup",
+    }
+)  # fmt: skip
+#: Modules whose tests start servers themselves (in their bodies or fixtures of theirs).
+SERVER_MODULES = frozenset(
+    {"test_outbox", "test_stop", "test_install_guide", "test_faults", "test_outage"}
+)
+
+
+def _needs_servers(item: pytest.Item) -> bool:
+    names = set(getattr(item, "fixturenames", ()))
+    callspec = getattr(item, "callspec", None)
+    return bool(
+        names & SERVER_FIXTURES
+        or (callspec is not None and callspec.params.get("db_url") == "postgresql")
+        or (STORE == "postgresql" and "store_url" in names)
+        or (item.module is not None and item.module.__name__ in SERVER_MODULES)
+    )
+
+
+#: Where pytest's cache keeps each test's seconds in the last run that ran it, per store.
+DURATIONS = f"mailbot/durations-{STORE}"
+#: The seconds a ``slow`` test is taken to last before a run has timed it.
+SLOW_GUESS = 5.0
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With ``MAILBOT_TEST_STORE=postgresql``, only the tests that take ``store_url``."""
+    """Marks ``servers`` (pyproject's markers) and puts the longest tests first; with
+    ``MAILBOT_TEST_STORE=postgresql``, only the tests that take ``store_url``.
+
+    pytest-xdist hands the tests out in this order, one at a time to the worker that
+    is free: a test of a minute begun last kept one worker busy for a minute after the
+    others had finished. Longest is the time of the last run that ran the test (pytest's
+    cache, :func:`pytest_sessionfinish`), or before one did, ``slow`` before the rest."""
+    for item in items:
+        if isinstance(item, pytest.Function) and _needs_servers(item):
+            item.add_marker(pytest.mark.servers)
+    cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
+    took: dict[str, float] = cache.get(DURATIONS, {}) if cache is not None else {}
+
+    def seconds(item: pytest.Item) -> float:
+        guess = SLOW_GUESS if item.get_closest_marker("slow") else 0.0
+        return took.get(item.nodeid, guess)
+
+    items.sort(key=seconds, reverse=True)
     if STORE != "postgresql":
         return
     keep = [i for i in items if "store_url" in getattr(i, "fixturenames", ())]
     config.hook.pytest_deselected(items=[i for i in items if i not in keep])
     items[:] = keep
+
+
+_durations: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """A test's seconds, setup to teardown (under pytest-xdist, in the controller)."""
+    fuzz_logreport(report)
+    _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The seconds of the tests this run ran, kept for the next run's order (in the
+    controller, or the only process; the others' are kept as they were)."""
+    config = session.config
+    cache = getattr(config, "cache", None)
+    if hasattr(config, "workerinput") or cache is None or not _durations:
+        return
+    kept: dict[str, float] = cache.get(DURATIONS, {})
+    kept.update({nodeid: round(seconds, 2) for nodeid, seconds in _durations.items()})
+    cache.set(DURATIONS, kept)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -20,15 +20,15 @@ from collections.abc import Callable, Iterator, Sequence
 from email.message import EmailMessage
 from typing import Protocol
 
+from migrated import migrated
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.desk.pipeline import Desk, Outcome, Policy
 from mailbot.mail.inbox import Fetched
+from mailbot.shell.delivery import deliver_due
 from mailbot.store.engine import make_engine, session_factory
 from mailbot.store.models import Game, InboundMessage, Outbox, Tournament
-from mailbot.store.outbox import deliver_due
-from mailbot.store.schema import upgrade
 from mailbot.store.startlist import parse_start_list
 from mailbot.store.tournaments import import_start_list
 
@@ -78,7 +78,7 @@ class Bench:
         authserv_id: str | None = None,
         require_dmarc: bool = False,
     ) -> None:
-        upgrade(db_url)
+        migrated(db_url)  # the schema of the migrations, copied from a template
         self.engine = make_engine(db_url)
         self.sessions: sessionmaker[Session] = session_factory(self.engine)
         with self.sessions.begin() as session:

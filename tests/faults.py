@@ -30,12 +30,12 @@ import itertools
 import os
 import pwd
 import re
+import select
 import selectors
 import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -43,10 +43,12 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
+import processes
 import pytest
 import yaml
 from harness import login
 from mailservers import Dovecot, ImapAccount, SmtpSink, free_port
+from processes import BotProcess
 
 #: ``imap.timeout`` and ``smtp.timeout`` of the daemon under test (seconds).
 DAEMON_TIMEOUT = 5
@@ -329,12 +331,15 @@ def slow_smtp(*, mail: float = 0.0, data: float = 0.0) -> Iterator[SlowSmtp]:
 class FrozenProxy:
     """A TCP relay to ``target`` on loopback that can be frozen: while frozen it
     keeps every connection open and passes nothing on, as a database host that
-    stops answering (a network partition, a server stopped with SIGSTOP) does."""
+    stops answering (a network partition, a server stopped with SIGSTOP) does.
+    ``held`` is set once the frozen relay keeps something back (a query or its
+    answer): the client waits for an answer that does not come."""
 
     def __init__(self, target: tuple[str, int]) -> None:
         self.target = target
         self.port = free_port()
         self.frozen = threading.Event()
+        self.held = threading.Event()
         self._closing = threading.Event()
         self._listener = socket.create_server(("127.0.0.1", self.port))
         self._listener.settimeout(0.2)
@@ -361,6 +366,8 @@ class FrozenProxy:
         source.settimeout(0.2)
         while not self._closing.is_set():
             if self.frozen.is_set():
+                if select.select([source], [], [], 0)[0]:
+                    self.held.set()
                 time.sleep(0.05)
                 continue
             try:
@@ -479,7 +486,7 @@ def write_daemon_config(
 class DaemonProcess:
     """One ``python -m mailbot run``; its stderr (and stdout) go to a file."""
 
-    proc: subprocess.Popen[bytes]
+    proc: BotProcess
     log: Path
     #: Where this run's output begins in ``log`` (the file may hold earlier runs).
     offset: int
@@ -513,7 +520,8 @@ _runs = itertools.count(1)
 
 
 def start_daemon(config: Path, log: Path | None = None) -> DaemonProcess:
-    """Start ``python -m mailbot run`` with ``MAILBOT_CONFIG=config``.
+    """Start ``python -m mailbot run`` with ``MAILBOT_CONFIG=config`` (forked with the
+    bot imported: :mod:`processes`).
 
     Its stderr and stdout are appended to ``log`` (default ``daemon.log``
     beside the config): a file, never a pipe, so the daemon never blocks on
@@ -521,18 +529,11 @@ def start_daemon(config: Path, log: Path | None = None) -> DaemonProcess:
     """
     log = log if log is not None else config.parent / "daemon.log"
     offset = log.stat().st_size if log.exists() else 0
-    env = {**os.environ, "MAILBOT_CONFIG": str(config)}
     with log.open("ab") as out:
         out.write(f"--- run {next(_runs)}\n".encode())
-        out.flush()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "mailbot", "run"],
-            env=env,
-            cwd=config.parent,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    proc = processes.start(
+        ["run"], output=log, cwd=config.parent, env={"MAILBOT_CONFIG": str(config)}
+    )
     return DaemonProcess(proc, log, offset, time.monotonic())
 
 
@@ -590,7 +591,7 @@ def within(daemon: DaemonProcess, check: Callable[[], object], seconds: float, w
 
 
 def sigterm_and_time(
-    proc: subprocess.Popen[bytes] | DaemonProcess, limit: float = 15.0
+    proc: subprocess.Popen[bytes] | BotProcess | DaemonProcess, limit: float = 15.0
 ) -> tuple[int, float]:
     """Send SIGTERM; the exit code and how many seconds the process took to exit.
 

@@ -8,10 +8,13 @@ aiosmtpd listener, where the test reads what each player received.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import email.utils
 import imaplib
+import io
 import itertools
+import subprocess
 import time
 import types
 from collections.abc import Mapping, Sequence
@@ -24,12 +27,13 @@ from deskbench import dsn
 from imapclient import IMAPClient
 from imapclient.exceptions import LoginError
 from mailservers import ImapAccount, Received, SmtpSink
+from migrated import migrated
 from sqlalchemy.orm import Session, sessionmaker
 
+from mailbot.cli import main
 from mailbot.config import Config, config_from_mapping
-from mailbot.daemon import PassReport, fixed_clock, poll_once
+from mailbot.shell.daemon import PassReport, fixed_clock, poll_once
 from mailbot.store.engine import make_engine, session_factory
-from mailbot.store.schema import upgrade
 from mailbot.store.startlist import parse_start_list
 from mailbot.store.tournaments import import_start_list
 
@@ -63,32 +67,14 @@ def config_mapping(db_url: str, imap: ImapAccount, smtp: SmtpSink) -> dict[str, 
     }
 
 
-#: When the last login to Dovecot happened (``time.time()``).
-_last_login = [0.0]
-
-
-def logged_in() -> None:
-    """Note that something just logged in to Dovecot (see :func:`login`)."""
-    _last_login[0] = time.time()
-
-
 def login(imap: ImapAccount, seconds: float = 10.0) -> IMAPClient:
-    """Log in to a freshly made account.
-
-    Dovecot re-reads its passwd-file at most once a second, when a login asks
-    for it, so an account added within the second of the previous login is not
-    known yet; and a failed login costs a growing delay. So wait for the next
-    second when the last login was in this one, and retry only as a fallback.
-    """
-    now = time.time()
-    if int(now) == int(_last_login[0]):
-        time.sleep(1.02 - (now % 1.0))
+    """Log in as ``imap``'s account, trying again for up to ``seconds`` while the
+    server refuses (a server just started again may not take logins at once)."""
     deadline = time.monotonic() + seconds
     while True:
         client = IMAPClient(imap.host, port=imap.port, ssl=False)
         try:
             client.login(imap.username, imap.password)
-            logged_in()
             return client
         except LoginError:
             client.shutdown()
@@ -118,7 +104,7 @@ class Federation:
             self.mapping["policy"] = dict(policy)
         self.mapping.update(settings or {})
         self.config: Config = config_from_mapping(self.mapping, {})
-        upgrade(db_url)
+        migrated(db_url)  # the schema of the migrations, copied from a template
         self.engine = make_engine(db_url)
         self.sessions: sessionmaker[Session] = session_factory(self.engine)
         self.start_list = parse_start_list(start_list)
@@ -131,7 +117,8 @@ class Federation:
         self.client = login(imap)
 
     def close(self) -> None:
-        self.client.logout()
+        with contextlib.suppress(imaplib.IMAP4.abort, imaplib.IMAP4.error, OSError):
+            self.client.logout()  # a connection the server closed is closed
         self.engine.dispose()
 
     def email_of(self, player_id: str) -> str:
@@ -208,10 +195,7 @@ class Federation:
         self.deliver(raw, at)
 
     def poll(self, now: datetime.datetime) -> PassReport:
-        try:
-            return poll_once(self.config, self.sessions, fixed_clock(now))
-        finally:
-            logged_in()
+        return poll_once(self.config, self.sessions, fixed_clock(now))
 
     def received(self, address: str) -> list[Received]:
         return self.smtp.to(address)
@@ -225,11 +209,33 @@ class Federation:
         return self.in_folder("INBOX")
 
     def in_folder(self, folder: str) -> int:
-        """How many messages lie in ``folder`` of the bot's mailbox (0 if it does not exist)."""
+        """How many messages lie in ``folder`` of the bot's mailbox (0 if it does not exist).
+
+        The test's own connection looks as a mail client would: if the server closed
+        it (seen on a loaded machine: "Server shutting down" to the test's session
+        while the bot's own went on), it logs in again and looks once more."""
+        try:
+            return self._count(folder)
+        except (imaplib.IMAP4.abort, OSError):
+            self.client = login(self.imap)
+            return self._count(folder)
+
+    def _count(self, folder: str) -> int:
         if not self.client.folder_exists(folder):
             return 0
         self.client.select_folder(folder)
         return len(self.client.search(["UNDELETED"]))
+
+
+def mailbot(*argv: str) -> subprocess.CompletedProcess[str]:
+    """The command line ``mailbot ARGV`` run by its main function in this process, as a
+    finished process reports it (exit status, what it printed, what it logged), without
+    a second of the process's imports: for commands that end, which the tests read
+    after; a daemon or a process the test signals or talks to runs as a process."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(list(argv), stdout=out)
+    return subprocess.CompletedProcess(["mailbot", *argv], code, out.getvalue(), err.getvalue())
 
 
 def text_of(item: Received) -> str:

@@ -15,6 +15,7 @@ with a token the provider says is live.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import dataclasses
@@ -28,6 +29,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -36,8 +38,10 @@ from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import SMTP, AuthResult
+from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 from tokenserver import Provider
+
+from mailbot.mail.settings import Security
 
 
 def free_port() -> int:
@@ -57,6 +61,10 @@ def _wait_for_port(port: int, seconds: float = 15.0) -> None:
     raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
 
 
+#: The password of each Dovecot account is this followed by its name (see Dovecot.account).
+PASSWORD_PREFIX = "pw-"
+
+
 @dataclasses.dataclass(frozen=True)
 class ImapAccount:
     """Settings for one IMAP account, shaped like the ``imap:`` config section."""
@@ -65,7 +73,7 @@ class ImapAccount:
     port: int
     username: str
     password: str
-    security: str = "none"
+    security: Security = Security.NONE
     folder: str = "INBOX"
     done_folder: str = "Processed"
     quarantine_folder: str = "Quarantine"
@@ -92,10 +100,8 @@ class Dovecot:
         self.ca_file = ca_file
         self.root = root
         self.port = free_port()
-        self.passwd = root / "passwd"
         self.mail = root / "mail"
         self._accounts = itertools.count(1)
-        self._born = int(time.time()) - 100_000
         self.proc: subprocess.Popen[bytes] | None = None
         if os.geteuid() == 0:
             self.user = "nobody"
@@ -107,8 +113,6 @@ class Dovecot:
         entry = pwd.getpwnam(self.user)
         for sub in ("run", "state", "mail"):
             (self.root / sub).mkdir(exist_ok=True)
-        if not self.passwd.exists():  # a restart keeps the accounts
-            self.passwd.write_text("")
         if os.geteuid() == 0:
             os.chown(self.mail, entry.pw_uid, entry.pw_gid)
         internal = "dovecot" if os.geteuid() == 0 else self.user
@@ -144,8 +148,8 @@ mail_location = maildir:{self.mail}/%u{layout}
 first_valid_uid = 1
 first_valid_gid = 1
 passdb {{
-  driver = passwd-file
-  args = scheme=PLAIN username_format=%u {self.passwd}
+  driver = static
+  args = password={PASSWORD_PREFIX}%u
 }}
 {oauth2}
 userdb {{
@@ -167,7 +171,9 @@ service anvil {{
 }}
 """
         )
-        self.proc = subprocess.Popen([binary, "-F", "-c", str(conf)])
+        self.proc = subprocess.Popen(
+            [binary, "-F", "-c", str(conf)], stdin=subprocess.DEVNULL, start_new_session=True
+        )  # its own process group, as the Cyrus below (whose master signals its group)
         _wait_for_port(self.port)
 
     @property
@@ -203,16 +209,14 @@ tls_ca_cert_file = {self.ca_file}
         )  # fmt: skip
 
     def account(self) -> ImapAccount:
-        """A new, empty IMAP account."""
-        n = next(self._accounts)
-        name, password = f"bot{n}", f"pw{n}"
-        with self.passwd.open("a") as f:
-            f.write(f"{name}:{{PLAIN}}{password}\n")
-        # Dovecot re-reads the file when its mtime changes, in whole seconds: give
-        # every version its own second so an account added within one is seen.
-        stamp = self._born + n
-        os.utime(self.passwd, (stamp, stamp))
-        return ImapAccount("127.0.0.1", self.port, name, password)
+        """A new, empty IMAP account: a name not used before on this server.
+
+        The passdb is static, the password a function of the name: an account needs no
+        file written (a passwd-file is read again at most once a second, so a login within
+        the second of the last had to wait for the next), and another password is
+        refused as a real server refuses it."""
+        name = f"bot{next(self._accounts)}"
+        return ImapAccount("127.0.0.1", self.port, name, PASSWORD_PREFIX + name)
 
     def stop(self) -> None:
         _stop(self.proc)
@@ -332,22 +336,60 @@ SERVICES {{
 EVENTS {{
 }}
 DAEMON {{
+  idled cmd="{bin_}/idled -C {conf}"
 }}
 """
         )
         libraries = [str(self.home / folder / "x86_64-linux-gnu") for folder in ("usr/lib", "lib")]
         env = {**os.environ, "LD_LIBRARY_PATH": ":".join(libraries)}
         master = [str(bin_ / "master"), "-C", str(conf), "-M", str(services), "-D"]
-        self.proc = subprocess.Popen([*master, "-p", str(self.root / "run/master.pid")], env=env)
+        # a session of its own: on its way down the master signals its whole process
+        # group (kill(0, SIGTERM)), which without one is the test worker's, with the
+        # other Cyrus of the worker in it (a private one's stop ended the session's)
+        self.proc = subprocess.Popen(
+            [*master, "-p", str(self.root / "run/master.pid")], env=env,
+            stdin=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
         _wait_for_port(self.port)
 
     def account(self) -> ImapAccount:
-        """A new, empty IMAP account (any password logs in)."""
+        """A new, empty IMAP account (any password logs in).
+
+        A session's Cyrus whose master has exited is started again on its port with its
+        mail, as a service manager would, and says so on the worker's own error stream,
+        which no test's captured output holds. (A private Cyrus's stop used to end the
+        session's, through its master's signal to its process group; each now has a
+        group of its own.)"""
+        if self.proc is not None and self.proc.poll() is not None:
+            print(f"Cyrus on port {self.port} had exited ({self.proc.returncode}): started again",
+                  file=sys.__stderr__)  # fmt: skip
+            self.start()
         n = next(self._accounts)
         return ImapAccount("127.0.0.1", self.port, f"bot{n}", f"pw{n}")
 
     def stop(self) -> None:
         _stop(self.proc)
+
+    def restart(self) -> float:
+        """Stop, then start again on the same port with the same mail; how long it was
+        down, in seconds."""
+        began = time.monotonic()
+        self.stop()
+        _wait_for_silence(self.port)
+        self.start()
+        return time.monotonic() - began
+
+
+def _wait_for_silence(port: int, seconds: float = 15.0) -> None:
+    """Wait until nothing answers on ``port`` (a server's children gone too)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                time.sleep(0.05)
+        except OSError:
+            return
+    raise RuntimeError(f"127.0.0.1:{port} still answers after the server stopped")
 
 
 def cyrus_home() -> Path | None:
@@ -359,17 +401,31 @@ def cyrus_home() -> Path | None:
     return None
 
 
-@pytest.fixture(scope="session")
-def cyrus_server() -> Iterator[Cyrus]:
+@contextlib.contextmanager
+def running_cyrus(prefix: str) -> Iterator[Cyrus]:
+    """A Cyrus IMAP in a new temporary folder, stopped and removed after."""
     home = cyrus_home()
     if home is None:
         if os.environ.get("CI"):
             pytest.fail("Cyrus IMAP is missing: CI must unpack cyrus-imapd (scripts/test)")
         pytest.skip("Cyrus IMAP is not here (scripts/test unpacks cyrus-imapd)")
-    root = Path(tempfile.mkdtemp(prefix="mailbot-cyrus-"))
+    root = Path(tempfile.mkdtemp(prefix=prefix))
     root.chmod(0o755)
     server = Cyrus(home, root)
     with _serving(server, root):
+        yield server
+
+
+@pytest.fixture(scope="session")
+def cyrus_server() -> Iterator[Cyrus]:
+    with running_cyrus("mailbot-cyrus-") as server:
+        yield server
+
+
+@pytest.fixture
+def private_cyrus() -> Iterator[Cyrus]:
+    """A Cyrus IMAP of the test's own, which the test may restart."""
+    with running_cyrus("mailbot-cyrus-own-") as server:
         yield server
 
 
@@ -389,11 +445,15 @@ class SmtpSink:
         self.port = free_port()
         self.messages: list[Received] = []
         self.refuse_next = 0
+        #: Seconds each message's DATA waits before it is taken, as a slow relay's does.
+        self.delay = 0.0
         self._lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)
         self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
 
     async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+        if self.delay:
+            await asyncio.sleep(self.delay)
         with self._lock:
             if self.refuse_next:
                 self.refuse_next -= 1
@@ -481,6 +541,37 @@ def _sasl_bearer(blob: bytes) -> tuple[str, str]:
         if field.startswith("auth=Bearer "):
             token = field.removeprefix("auth=Bearer ")
     return user, token
+
+
+class PasswordSmtpSink(SmtpSink):
+    """An SMTP listener that takes mail only after a login (PLAIN or LOGIN) with
+    ``username`` and ``password``; without TLS, so on loopback only.
+
+    >>> sink = PasswordSmtpSink("bot", "secret")
+    >>> sink.settings["username"], sink.settings["password"]
+    ('bot', 'secret')
+    """
+
+    def __init__(self, username: str, password: str) -> None:
+        self.username, self.password = username, password
+        super().__init__()
+        self.controller = Controller(
+            self, hostname="127.0.0.1", port=self.port, authenticator=self._authenticate,
+            auth_required=True, auth_require_tls=False,
+        )  # fmt: skip
+
+    def _authenticate(
+        self, server: object, session: object, envelope: object, mechanism: str, data: object
+    ) -> AuthResult:
+        good = isinstance(data, LoginPassword) and (data.login, data.password) == (
+            self.username.encode(),
+            self.password.encode(),
+        )
+        return AuthResult(success=good, handled=False)  # refused: aiosmtpd answers 535
+
+    @property
+    def settings(self) -> dict[str, object]:
+        return {**super().settings, "username": self.username, "password": self.password}
 
 
 class OAuthSmtpSink(SmtpSink):

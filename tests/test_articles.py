@@ -76,7 +76,8 @@ def test_003_p1_6g_art_32_the_player_to_move_is_told_after_a_conditional_reply(
     assert to_white.message["X-Mailbot-Event"] == "move"
     assert to_white.message["X-Mailbot-Ply"] == "7"
     text = text_of(to_white)
-    assert "Your conditional line answered with 4. f2-f3: it is Bella Black's move now." in text
+    said = "Your conditional line answered with 4. f2-f3: it is the move of Bella Black now."
+    assert said in text
     assert "It is your move" not in text and "Reply to this message with your move" not in text
     # Black, who is to move, is told so, with White's answer and her clock
     to_black = fed.last(BELLA)
@@ -113,6 +114,7 @@ def test_art_2_fide_9_2_a_claim_written_with_the_move_that_repeats_draws(make: M
         assert "4. Nf3-g1 Nf6-g8;" in text  # the claimed move's art. 8 line
 
 
+@pytest.mark.slow
 def test_art_2_fide_9_5_a_refused_claim_still_plays_its_move(make: Make) -> None:
     fed = make(pair("CL-2", "bg-email"))
     game = "CL-2/1"
@@ -163,6 +165,7 @@ def test_003_p1_7e_a_player_silent_after_the_first_overstep_oversteps_again(
 # Art. 7 З note: after a first overstep the line's totals count from the new count
 
 
+@pytest.mark.slow
 def test_art_7_z_after_a_first_overstep_the_line_totals_count_from_the_new_count(
     make: Make,
 ) -> None:
@@ -209,6 +212,7 @@ def test_art_7_note_3_the_numeric_form_decides_nothing_in_bg_play(make: Make) ->
 # Art. 45: in bg play leave stops play in all the player's games, the opponent's clock too
 
 
+@pytest.mark.slow
 def test_art_45_leave_stops_the_opponents_clock_in_bg_play(make: Make) -> None:
     players = [("walter", "Walter White"), ("bella", "Bella Black")]
     fed = make(start_list("LV-1", "bg-email", "2026-05-15", "2027-12-31", players))
@@ -218,7 +222,7 @@ def test_art_45_leave_stops_the_opponents_clock_in_bg_play(make: Make) -> None:
     send(fed, "bella", "1... e7-e5", day(2026, 5, 20), game)
     send(fed, "bella", "leave 1.6.2026 30.6.2026", day(2026, 5, 20, 12), game)
     (notice,) = mail(fed, WALTER, "leave")
-    assert "Play stops in all Bella Black's games for those days (art. 45)" in text_of(notice)
+    assert "Play stops in all the games of Bella Black for those days (art. 45)" in text_of(notice)
     assert "your clock in this game stops too" in text_of(notice)
     # the art. 45 comment's dates, seen from the opponent: received 20 May, answered
     # 5 July: 21-31 May and 1-4 July, 15 days (003 p1 8a would count June too: 45)
@@ -303,6 +307,7 @@ def complain(fed: Federation, who: str, text: str, when: datetime.datetime) -> R
     return notice
 
 
+@pytest.mark.slow
 def test_art_20_an_upheld_complaint_sends_the_game_back_before_the_move(make: Make) -> None:
     fed = make(pair("CP-1", "bg-email"))
     game = "CP-1/1"
@@ -389,6 +394,7 @@ def test_art_20_voiding_white_s_first_move_starts_white_s_clock_at_the_decision(
     assert to_black.message["X-Mailbot-Time"] == "white=7; black=5"
 
 
+@pytest.mark.slow
 def test_art_22_a_groundless_complaint_costs_the_complainer_5_days(make: Make) -> None:
     fed = make(pair("CP-1", "bg-email"))
     game = "CP-1/1"
@@ -471,6 +477,7 @@ TO_KQK = [
 
 
 @pytest.mark.parametrize("installed", [True, False], ids=["tables", "no-tables"])
+@pytest.mark.slow
 def test_003_p1_11b_a_tablebase_win_claim_reaches_the_director_with_the_verdict(
     installed: bool,
     store_url: str,

@@ -137,6 +137,7 @@ def go_on(url: str, tmp_path: Path, day: int, move: str, expected: list[str]) ->
         bot.close()
 
 
+@pytest.mark.slow
 def test_sqlite_to_postgresql_and_back_with_the_game_going_on(
     played: str, postgres_url: str, tmp_path: Path
 ) -> None:
@@ -209,6 +210,7 @@ def test_a_newer_revision_a_cut_file_and_a_stranger_file_are_refused(
     assert rows_of(target) == {}
 
 
+@pytest.mark.slow
 def test_the_raw_messages_and_dates_survive_byte_for_byte(
     played: str, postgres_url: str, tmp_path: Path
 ) -> None:
@@ -233,6 +235,7 @@ def test_the_raw_messages_and_dates_survive_byte_for_byte(
     assert messages(postgres_url) == original
 
 
+@pytest.mark.slow
 def test_a_backup_of_revision_0014_restores_with_its_failed_mail_warning(
     db_url: str, tmp_path: Path
 ) -> None:

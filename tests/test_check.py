@@ -15,9 +15,9 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 from harness import login
 from mailservers import Cyrus, ImapAccount, cyrus_server, free_port
+from migrated import migrated
 
 from mailbot.cli import main
-from mailbot.store.schema import upgrade
 
 __all__ = ["cyrus_server"]  # a fixture
 
@@ -60,7 +60,7 @@ def smtp_port() -> Iterator[int]:
 @pytest.fixture
 def database(tmp_path: Path) -> str:
     url = f"sqlite:///{tmp_path / 'mailbot.db'}"
-    upgrade(url)
+    migrated(url)
     return url
 
 
@@ -92,7 +92,7 @@ def failing(lines: list[str]) -> list[str]:
 
 @pytest.fixture
 def account(imap_account: ImapAccount) -> ImapAccount:
-    login(imap_account).logout()  # Dovecot knows the new account
+    login(imap_account).logout()  # its INBOX made, as the server has it before any check
     return imap_account
 
 
@@ -117,6 +117,7 @@ def test_a_good_configuration_is_all_ok_and_changes_nothing(
 
 
 @pytest.mark.parametrize("section", ["imap", "smtp"])
+@pytest.mark.slow
 def test_a_wrong_password_is_one_line_naming_the_key(
     tmp_path: Path, database: str, account: ImapAccount, smtp_port: int, section: str
 ) -> None:
@@ -162,6 +163,7 @@ def test_an_unreachable_database_is_one_line(
     assert code == 2
 
 
+@pytest.mark.slow
 def test_a_database_init_has_not_made_says_run_init(
     tmp_path: Path, account: ImapAccount, smtp_port: int
 ) -> None:

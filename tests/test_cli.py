@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import io
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -83,11 +85,11 @@ def test_init_is_idempotent(db_url: str, tmp_path: Path) -> None:
     )
     status, out = run("-c", config, "init")
     assert status == 0
-    assert f"database {place}: created at revision 0015" in out
+    assert f"database {place}: created at revision 0018" in out
     status, out = run("-c", config, "init")
     assert status == 0
-    assert f"database {place}: up to date at revision 0015" in out
-    assert schema_revision(db_url) == "0015"
+    assert f"database {place}: up to date at revision 0018" in out
+    assert schema_revision(db_url) == "0018"
 
 
 def test_init_names_a_relative_sqlite_file_by_its_whole_path(
@@ -97,10 +99,11 @@ def test_init_names_a_relative_sqlite_file_by_its_whole_path(
     config = str(write_config(tmp_path, "sqlite:///mailbot.db"))
     status, out = run("-c", config, "init")
     assert status == 0
-    assert out.strip() == f"database {tmp_path / 'mailbot.db'}: created at revision 0015"
+    assert out.strip() == f"database {tmp_path / 'mailbot.db'}: created at revision 0018"
     assert (tmp_path / "mailbot.db").is_file()
 
 
+@pytest.mark.slow
 def test_tournament_import_then_again(
     db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -152,6 +155,7 @@ def test_missing_variable_in_config(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_commands_that_talk_to_no_server_need_no_server_secret(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -190,6 +194,7 @@ def test_commands_that_talk_to_no_server_need_no_server_secret(
     ]
 
 
+@pytest.mark.slow
 def test_config_from_environment_then_current_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -241,6 +246,7 @@ def test_a_database_without_tables_is_one_line_that_says_init(
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_other_failures_exit_1_and_are_logged(
     db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -303,6 +309,7 @@ def test_the_config_option_may_follow_the_command(db_url: str, tmp_path: Path) -
         ("petrov@club.local", "is a special-use or reserved name"),
     ],
 )
+@pytest.mark.slow
 def test_an_address_that_cannot_be_a_players_is_refused_at_import(
     store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: str, message: str
 ) -> None:
@@ -316,6 +323,7 @@ def test_an_address_that_cannot_be_a_players_is_refused_at_import(
         assert session.scalar(select(func.count()).select_from(Tournament)) == 0
 
 
+@pytest.mark.slow
 def test_a_club_may_allow_special_use_domains(store_url: str, tmp_path: Path) -> None:
     config = str(write_config(tmp_path, store_url, policy={"special_use_domains": True}))
     assert run("-c", config, "init")[0] == 0
@@ -356,6 +364,34 @@ def test_an_unreachable_server_is_one_line_on_stderr(
     assert f"check that the server runs and `imap` in {config}" in err
 
 
+def test_a_server_that_turns_the_bot_away_is_not_taken_for_a_refused_login(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An IMAP server that says goodbye on connecting, whatever its words, is a server
+    to check, not the account: the kind of failure decides the line, not its text."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def greet() -> None:
+        with listener, listener.accept()[0] as client:
+            client.sendall(b"* BYE maintenance: the server refused the login of everyone\r\n")
+
+    server = threading.Thread(target=greet, daemon=True)
+    server.start()
+    sqlite = f"sqlite:///{tmp_path / 'm.db'}"
+    imap = {"host": "127.0.0.1", "port": port, "security": "none", "username": "bot",
+            "password": "x", "folder": "INBOX", "done_folder": "Processed"}  # fmt: skip
+    config = str(write_config(tmp_path, sqlite, imap=imap))
+    assert run("-c", config, "init")[0] == 0
+    capsys.readouterr()
+    assert run("-c", config, "poll", "--once")[0] == 1
+    server.join(10)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"mailbot: IMAP 127.0.0.1:{port} cannot be reached (* BYE maint")
+    assert err.endswith(f"; check that the server runs and `imap` in {config}\n")
+
+
 def folders(root: Path, *names: str) -> list[Path]:
     """New folders ``names`` in ``root``."""
     made = [root / name for name in names]
@@ -364,6 +400,7 @@ def folders(root: Path, *names: str) -> list[Path]:
     return made
 
 
+@pytest.mark.slow
 def test_relative_paths_are_taken_from_the_configuration_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -375,7 +412,7 @@ def test_relative_paths_are_taken_from_the_configuration_folder(
     monkeypatch.chdir(elsewhere)
     status, out = run("-c", str(config), "init")
     assert status == 0, capsys.readouterr().err
-    assert out.strip() == f"database {etc / 'mailbot.db'}: created at revision 0015"
+    assert out.strip() == f"database {etc / 'mailbot.db'}: created at revision 0018"
     assert (etc / "mailbot.db").is_file() and (etc / "mailbot.log").is_file()
     assert list(elsewhere.iterdir()) == []
 

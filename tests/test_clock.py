@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mailbot.rules import due
 from mailbot.rules.clock import (
     ClockPenalty,
     MoveHistoryError,
@@ -16,15 +17,13 @@ from mailbot.rules.clock import (
     NaiveDatetimeError,
     Overstep,
     Totals,
-    auto_played,
-    charge_message,
     control_state,
     day_start,
     days_reached_at,
     first_move_days,
     first_move_receipt,
     move_days,
-    notice_due,
+    notice_limit,
     overstep_at,
     overstep_times,
     repeat_due,
@@ -477,12 +476,12 @@ def test_conditional_line_003_6g() -> None:
     black.append(MoveTime(9, move_days(p, utc(9, 23, 9), utc(9, 23, 18))))
     assert (total_days(white), total_days(black)) == (28, 28)
 
-    # White's message plays move 10 only; the rest of the line is a proposal.
-    white += charge_message(move_days(p, utc(9, 24), utc(9, 27)), [10])
-    # Black's message, 28/09 -> 03/10, plays 10... 5878 (accepting) and 11... 4534;
-    # the bot plays White's 11. 3234 for him.
-    black += charge_message(move_days(p, utc(9, 28), utc(10, 3)), [10, 11])
-    white.append(auto_played(11))
+    # White's message plays move 10 only; the rest of the line is a proposal. Black's
+    # message, 28/09 -> 03/10, plays 10... 5878 (accepting) and 11... 4534: its days go
+    # to the last move it played, and the bot's 11. 3234 for White costs 0 (art. 32;
+    # the store charges them so: tests/test_director_scenarios.py)
+    white += [MoveTime(10, move_days(p, utc(9, 24), utc(9, 27))), MoveTime(11, 0)]
+    black += [MoveTime(10, 0), MoveTime(11, move_days(p, utc(9, 28), utc(10, 3)))]
 
     assert white[-2:] == [MoveTime(10, 3), MoveTime(11, 0)]
     assert black[-2:] == [MoveTime(10, 0), MoveTime(11, 5)]
@@ -496,11 +495,6 @@ def test_conditional_line_003_6g() -> None:
     assert (black_state.next_control_move, black_state.days_left) == (20, 27)
     # Charged to Black's move 10 instead, the same 33 days would overstep.
     assert control_state(p, [*black[:9], MoveTime(10, 5), MoveTime(11, 0)]).oversteps
-
-
-def test_a_message_must_play_a_move() -> None:
-    with pytest.raises(MoveHistoryError):
-        charge_message(3, [])
 
 
 def test_totals_include_penalties() -> None:
@@ -528,11 +522,11 @@ def test_server_play_has_no_repeats() -> None:
     assert repeat_due(ICCF_SERVER, utc(3, 1)) is None
 
 
-def test_silence_and_notice_fall_due_after_forty_counted_days() -> None:
-    # art. 25, 31: a reply later than 40 days needs a notice; silence then loses.
+def test_silence_falls_due_after_forty_counted_days() -> None:
+    # art. 31: silence beyond 40 days loses.
     forwarded = sofia(3, 1, 10)
     due = silence_due(BG_EMAIL, forwarded)
-    assert due == notice_due(BG_EMAIL, forwarded) == sofia(4, 12, 0)
+    assert due == sofia(4, 12, 0)
     assert move_days(BG_EMAIL, forwarded, due) == 41
     assert move_days(BG_EMAIL, forwarded, due - MICRO) == 40
 
@@ -557,10 +551,65 @@ def test_postal_silence_goes_to_the_director() -> None:
     assert silence_report_due(BG_EMAIL, sofia(3, 1)) is None
 
 
-def test_notice_limit_follows_the_profile() -> None:
-    # art. 25: 28 days by post; 003 part 1 art. 3a: 14 days.
-    assert notice_due(BG_POST, sofia(3, 1, 10)) == sofia(3, 31, 0)
-    assert notice_due(ICCF_POSTAL, utc(3, 1, 10)) == utc(3, 16, 0)
+def test_a_delay_notice_comes_in_time_before_the_notice_limit() -> None:
+    # art. 25: more than notice_after_days days may run on a move only after a notice;
+    # in bg-email and iccf-server the limit is the silence's own instant (art. 31)
+    forwarded = sofia(3, 1, 10)
+    limit = notice_limit(BG_POST, forwarded)
+    assert move_days(BG_POST, forwarded, limit - MICRO) == 28
+    assert move_days(BG_POST, forwarded, limit) == 29
+    assert notice_limit(BG_EMAIL, forwarded) == silence_due(BG_EMAIL, forwarded)
+    assert notice_limit(ICCF_SERVER, utc(3, 1, 10)) == silence_due(ICCF_SERVER, utc(3, 1, 10))
+    on_leave = [leave("2026-03-10", "2026-03-19")]
+    assert notice_limit(BG_POST, forwarded, on_leave) == limit + timedelta(days=10)
+
+
+def waiting_black(p: Profile, noticed: datetime | None) -> due.GameState:
+    """Black to move in ``p`` since 3 March, 10:00, with a notice received at ``noticed``."""
+    tz = ZoneInfo(p.timezone)
+    since = datetime(2026, 3, 3, 10, tzinfo=tz)
+    return due.GameState(p, tz, end=date(2027, 3, 1), ply=1, since=since, noticed=noticed)
+
+
+def kinds(state: due.GameState) -> set[due.DueKind]:
+    return {d.kind for d in due.schedule(state) if d.kind.on_the_clock}
+
+
+@pytest.mark.parametrize(
+    ("name", "in_time", "spared"),
+    [
+        # the silence loss only (art. 26: the repeat goes; art. 31)
+        ("bg-email", 30, {due.DueKind.SILENCE}),
+        # the 4-month report only (art. 25, 26 А; 003 p1 3b)
+        ("bg-post", 20, {due.DueKind.SILENCE_REPORT}),
+        # the report and the repeat (003 p1 3a: "to avoid needless repeats")
+        ("iccf-postal", 10, {due.DueKind.SILENCE_REPORT, due.DueKind.REPEAT}),
+        ("iccf-server", 30, {due.DueKind.SILENCE}),
+    ],
+)
+def test_a_notice_in_time_spares_the_silence_and_a_late_one_nothing(
+    name: str, in_time: int, spared: set[due.DueKind]
+) -> None:
+    p = profile(name, {"days_per_control": 500})
+    silent = kinds(waiting_black(p, None))
+    assert spared <= silent
+    early = waiting_black(p, None).since + timedelta(days=in_time)
+    assert kinds(waiting_black(p, early)) == silent - spared
+    late = notice_limit(p, waiting_black(p, None).since)
+    assert not due.notice_covers(waiting_black(p, None), late)
+    assert kinds(waiting_black(p, late)) == silent
+    # a notice sent before the move came (on the opponent's move) is in time
+    assert due.notice_covers(waiting_black(p, None), datetime(2026, 3, 2, tzinfo=UTC))
+
+
+def test_the_sweep_at_a_moment_sends_no_spared_repeat() -> None:
+    p = ICCF_POSTAL
+    state = waiting_black(p, utc(3, 10))
+    repeat = repeat_due(p, state.since)
+    assert repeat is not None
+    swept = due.sweep(waiting_black(p, None), repeat)
+    assert [d.at for d in swept if d.kind is due.DueKind.REPEAT] == [repeat]
+    assert [d for d in due.sweep(state, repeat) if d.kind is due.DueKind.REPEAT] == []
 
 
 # -- properties ------------------------------------------------------------
@@ -585,6 +634,7 @@ def instant(offset: int) -> datetime:
 
 @settings(max_examples=200)
 @given(profiles, zones, minutes, minutes, minutes, leaves)
+@pytest.mark.slow
 def test_days_grow_with_the_reply_and_shrink_with_leave(
     p: Profile, tz: ZoneInfo, r: int, s1: int, s2: int, on_leave: list[LeavePeriod]
 ) -> None:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import operator
 from pathlib import Path
 from typing import Any
 
@@ -355,3 +356,61 @@ def test_the_example_files_optional_keys_uncommented_are_valid_with_their_defaul
     assert config.log_format == "text"
     assert config.metrics_listen == "127.0.0.1:9464"
     assert config.bounce_address == "bounces@federation.example"
+
+
+def _documented() -> dict[str, Any]:
+    """The optional keys config.example.yaml shows in comments, by dotted key, with the
+    values shown (``imap.idle_seconds``: 300)."""
+    shown: dict[str, Any] = {}
+    section = ""
+    text = EXAMPLE.read_text(encoding="utf-8")
+    for line in text.split("# OAuth2 instead")[0].splitlines():
+        if line and not line.startswith((" ", "#")):
+            section = line.split(":")[0]
+        elif line.startswith("  # ") and ": " in line:
+            key, _, value = line[4:].partition(":")
+            shown[f"{section}.{key}"] = yaml.safe_load(value.split(" #")[0])
+    optional = text.split("# Optional sections")[1].splitlines()[1:]
+    for line in optional:
+        body = line[2:].split(" #")[0]
+        if not line.startswith("# ") or ":" not in body or body.startswith(" " * 10):
+            continue
+        key, _, value = body.strip().partition(":")
+        if body.startswith("  "):
+            shown[f"{section}.{key}"] = yaml.safe_load(value)
+        elif value.strip():
+            shown[key] = yaml.safe_load(value)
+        else:
+            section = key
+    return shown
+
+
+def _schema_default(schema: dict[str, Any], key: str) -> Any:
+    """The default the configuration's schema gives the dotted ``key``."""
+    where = schema
+    *sections, last = key.split(".")
+    for name in sections:
+        where = schema["$defs"][where["properties"][name]["$ref"].split("/")[-1]]
+    return where["properties"][last]["default"]
+
+
+def test_each_default_is_written_once_and_the_example_file_shows_it() -> None:
+    """The default the validator applies is the one its schema publishes, and the one
+    config.example.yaml shows (a key without a default, a folder or an address, is
+    shown with an example of a value)."""
+    from mailbot.config import json_schema
+
+    schema, shown = json_schema(), _documented()
+    config = config_from_mapping(GOOD, ENV)  # every optional key left out
+    assert len(shown) >= 15
+    for key, value in shown.items():
+        default = _schema_default(schema, key)
+        assert operator.attrgetter(key)(config) == default, key
+        assert default in (value, None), key
+    defaults = [
+        f"{section}.{key}"
+        for section in ("imap", "policy", "sweep", "health")
+        for key, field in schema["$defs"][f"{section.title()}Config"]["properties"].items()
+        if field.get("default") not in (None, "password") and key not in GOOD.get(section, {})
+    ]
+    assert set(defaults) <= set(shown)

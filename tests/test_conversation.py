@@ -133,6 +133,7 @@ def test_forward_messages_false_keeps_the_words_home(store_url: str) -> None:
 # -- digest on | off ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_digest_on_replaces_the_mail_per_move_by_one_a_day(db_url: str) -> None:
     b = bench_with(db_url)
     try:
@@ -256,6 +257,7 @@ def test_a_withdrawal_is_one_mail_to_the_withdrawn_player_and_one_to_the_directo
 # -- the director's weekly digest ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_director_gets_a_weekly_digest_when_the_tournament_asks(db_url: str) -> None:
     b = bench_with(db_url, "director_digest: true")
     try:

@@ -16,14 +16,28 @@ import chess
 import pytest
 from copygames import LAYOUTS, NOTATIONS, Copy, make_copy
 from deskbench import Bench, at
+from fuzzing import counted, scale
 
+from mailbot.compose.catalogue import say_kept
 from mailbot.rules.notation import Notation
 from mailbot.rules.referee import Judgement, Verdict, explain, judge
+from mailbot.store.models import InboundMessage
 
 EN = Notation.EN
 
-#: Copies per notation in each property test (half with White to move, half with Black).
+#: Copies per notation in each property test (half with White to move, half with Black):
+#: the first fifth of them in the ordinary run, all (times the fuzz scale) in the fuzz
+#: suite (tests/fuzzing.py), from the same seed.
 COPIES = 500
+TIERS = [
+    pytest.param(COPIES // 5, id="quick"),
+    pytest.param(COPIES * scale(), id="at-length", marks=pytest.mark.fuzz),
+]
+
+
+def reason_of(row: InboundMessage) -> str:
+    """Why the bot did not act on a message, as the logs and the quarantine list say it."""
+    return say_kept("en", row.reason_phrase, row.reason)
 
 
 def game(*uci: str) -> chess.Board:
@@ -111,31 +125,36 @@ def test_a_copy_that_is_also_a_conditional_line_is_unclear() -> None:
 # --- Properties over random games ---------------------------------------------------------
 
 
-def copies(notation: str, *, replace: bool) -> list[Copy]:
-    """``COPIES`` seeded copies in ``notation``: every layout, White and Black to move."""
+def copies(notation: str, count: int, *, replace: bool) -> list[Copy]:
+    """``count`` seeded copies in ``notation``: every layout, White and Black to move."""
     rng = random.Random(f"copies-{notation}-{replace}")
     return [
         make_copy(rng, notation, LAYOUTS[i % len(LAYOUTS)], black=bool(i % 2), replace=replace)
-        for i in range(COPIES)
+        for i in range(count)
     ]
 
 
+@counted
 def read(copy: Copy, conditional: bool = False) -> Judgement:
     return judge(copy.text, copy.board, copy.notation, conditional_allowed=conditional)
 
 
+@pytest.mark.parametrize("count", TIERS)
 @pytest.mark.parametrize("notation", sorted(NOTATIONS))
-def test_an_intact_copy_plays_exactly_the_new_move(notation: str) -> None:
-    for index, copy in enumerate(copies(notation, replace=False)):
+@pytest.mark.slow
+def test_an_intact_copy_plays_exactly_the_new_move(notation: str, count: int) -> None:
+    for index, copy in enumerate(copies(notation, count, replace=False)):
         judgement = read(copy, conditional=index % 5 == 0)
         assert judgement.accepted and judgement.move == copy.move, (copy.text, judgement)
         assert judgement.conditional == ()
         assert {r.code for r in judgement.reminders} <= {"incomplete-notation"}, copy.text
 
 
+@pytest.mark.parametrize("count", TIERS)
 @pytest.mark.parametrize("notation", sorted(NOTATIONS))
-def test_a_copy_with_one_move_replaced_follows_the_rules(notation: str) -> None:
-    for copy in copies(notation, replace=True):
+@pytest.mark.slow
+def test_a_copy_with_one_move_replaced_follows_the_rules(notation: str, count: int) -> None:
+    for copy in copies(notation, count, replace=True):
         judgement = read(copy)
         assert copy.replaced is not None
         assert judgement.move is None, (copy.text, judgement)
@@ -280,8 +299,7 @@ def test_a_copy_that_differs_is_answered_with_the_difference_and_costs_nothing(
     assert heading in answer.subject
     assert difference in answer.text_body
     assert "+5" not in answer.text_body
-    reason = bench.last_inbound().reason
-    assert reason is not None and "copy" in reason
+    assert "copy" in reason_of(bench.last_inbound())
 
 
 def test_a_copy_that_agrees_plays_its_last_move_and_reaches_the_opponent(bench: Bench) -> None:

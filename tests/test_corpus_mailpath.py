@@ -496,6 +496,7 @@ XFAIL: dict[str, str] = {}
     ],
     ids=lambda n: n.removesuffix(".eml"),
 )
+@pytest.mark.slow
 def test_corpus_message_through_the_mail(name: str, outcomes: dict[str, Outcome]) -> None:
     case, expected, outcome = BY_NAME[name], EXPECTED[name], outcomes[name]
     assert outcome.left_in_inbox == 0, "the message stayed in the inbox"

@@ -27,8 +27,11 @@ from sqlalchemy import func, select
 
 from mailbot.desk.pipeline import Desk, Outcome
 from mailbot.mail.inbox import Fetched
+from mailbot.shell.delivery import MARKS
 from mailbot.store.models import Move, Outbox
-from mailbot.store.outbox import MARKS
+
+#: every test here takes more than a second (pyproject.toml: markers)
+pytestmark = pytest.mark.slow
 
 UTC = datetime.UTC
 INDEX = "CO-1"

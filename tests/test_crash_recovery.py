@@ -23,17 +23,17 @@ import datetime
 import io
 import random
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import chess
 import chess.pgn
+import processes
 import pytest
-from harness import BOT, Federation, text_of
+from harness import BOT, Federation, mailbot, text_of
 from imapclient import IMAPClient
 from mailservers import ImapAccount, Received, SmtpSink, dovecot_server, imap_account, smtp_sink  # noqa: F401
+from processes import BotProcess
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
@@ -41,6 +41,9 @@ from mailbot.rules.notation import Notation, write_move
 from mailbot.rules.pgn import surname_first
 from mailbot.store.engine import make_engine
 from mailbot.store.models import InboundMessage, Move, Outbox
+
+#: every test here takes more than a second (pyproject.toml: markers)
+pytestmark = pytest.mark.slow
 
 UTC = datetime.UTC
 INDEX = "CR-2026"
@@ -250,8 +253,9 @@ def _deliver(fed: Federation, backlog: Backlog) -> dict[int, str]:
     return ids
 
 
-def _bot(config: Path, *, crash_at: str | None = None) -> subprocess.Popen[str]:
-    """``python -m mailbot -c CONFIG poll --once --now T`` as a subprocess.
+def _bot(config: Path, *, crash_at: str | None = None) -> BotProcess:
+    """``python -m mailbot -c CONFIG poll --once --now T`` as a process of its own
+    (forked with the bot imported: :mod:`processes`).
 
     With ``crash_at`` the same command runs under a wrapper that sends the
     process SIGKILL at one precise point. Nothing real can make a process die
@@ -260,16 +264,11 @@ def _bot(config: Path, *, crash_at: str | None = None) -> subprocess.Popen[str]:
     crash; everything else is the real bot on the real servers.
     """
     argv = ["-c", str(config), "poll", "--once", "--now", NOW]
-    if crash_at is None:
-        command = [sys.executable, "-m", "mailbot", *argv]
-    else:
-        command = [sys.executable, "-c", _CRASH_WRAPPER, crash_at, *argv]
     # output goes to files: a full pipe nobody reads would stall the bot
-    with (
-        (config.parent / "bot.out").open("a") as out,
-        (config.parent / "bot.err").open("a") as err,
-    ):
-        return subprocess.Popen(command, stdout=out, stderr=err, text=True)
+    out, err = config.parent / "bot.out", config.parent / "bot.err"
+    if crash_at is None:
+        return processes.start(argv, output=out, error=err)
+    return processes.start([crash_at, *argv], output=out, error=err, code=_CRASH_WRAPPER)
 
 
 _CRASH_WRAPPER = """
@@ -432,12 +431,9 @@ def _check_outcome(
             assert item.message["X-Mailbot-Move"] == uci
             assert write_move(board, move, Notation.EN) in text_of(item)
     assert fed.config_path is not None
-    pgn = subprocess.run(
-        [sys.executable, "-m", "mailbot", "-c", str(fed.config_path), "pgn", INDEX],
-        capture_output=True,
-        check=True,
-        text=True,
-    ).stdout
+    exported = mailbot("-c", str(fed.config_path), "pgn", INDEX)
+    assert exported.returncode == 0, exported.stderr
+    pgn = exported.stdout
     games = {}
     stream = io.StringIO(pgn)
     while (read := chess.pgn.read_game(stream)) is not None:

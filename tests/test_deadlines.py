@@ -17,7 +17,7 @@ from mailservers import ImapAccount, SmtpSink
 from mailbot.cli import main
 from mailbot.desk.sweep import sweep
 from mailbot.mail.postman import Postman
-from mailbot.store.outbox import deliver_due
+from mailbot.shell.delivery import deliver_due
 
 SOFIA = datetime.timezone(datetime.timedelta(hours=2))
 START_LIST = """

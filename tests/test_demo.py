@@ -5,9 +5,13 @@ from __future__ import annotations
 import io
 
 import chess.pgn
+import pytest
 
 from mailbot.cli import main
 from mailbot.demo import run_demo
+
+#: every test here takes more than a second (pyproject.toml: markers)
+pytestmark = pytest.mark.slow
 
 
 def test_demo_plays_a_game_with_an_impossible_move_and_its_penalty() -> None:
@@ -30,3 +34,14 @@ def test_demo_command_needs_no_configuration(capsys, tmp_path, monkeypatch) -> N
     monkeypatch.delenv("MAILBOT_CONFIG", raising=False)
     assert main(["demo"]) == 0
     assert "Result: 1-0" in capsys.readouterr().out
+
+
+def test_the_demo_narrates_and_writes_its_pgn_in_one_language() -> None:
+    """The narration is English, and so is the event: its PGN says "days", not "дни"."""
+    lines: list[str] = []
+    result = run_demo(lines.append)
+    assert '[CorrespondenceTime "50 days/10 moves"]' in result.pgn
+    assert "дни" not in result.pgn and "получен" not in result.pgn
+    to_ivan = [m for m in result.sent if "ivanov@demo.example" in str(m["To"])]
+    body = to_ivan[0].get_body(("plain",))
+    assert body is not None and "Уважаеми Ivan Ivanov," in body.get_content()

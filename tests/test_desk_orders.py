@@ -17,14 +17,18 @@ from mailservers import ImapAccount, Received, SmtpSink
 from mailbot.cli import main
 from mailbot.desk.sweep import sweep
 from mailbot.mail.postman import Postman
-from mailbot.store.outbox import deliver_due
+from mailbot.shell.delivery import deliver_due
 
 SOFIA = datetime.timezone(datetime.timedelta(hours=3))
 UTC = datetime.UTC
 WHITE, BLACK, TD = "white@example.org", "black@example.org", "td@federation.example"
 
 
-def start_list(profile: str, start: str, rules: str = "") -> str:
+NOTATIONS = {"ru": "ru", "bg": "bg-cyrillic", "en": "en"}
+
+
+def start_list(profile: str, start: str, rules: str = "", black: str = "ru") -> str:
+    notation = NOTATIONS[black]
     return f"""
 index: TD-1
 name: Director's desk test
@@ -36,7 +40,7 @@ notation: en
 director: {{name: Tom Director, email: {TD}}}
 players:
   - {{id: white, name: Walter White, email: {WHITE}}}
-  - {{id: black, name: Bella Black, email: {BLACK}, language: ru, notation: ru}}
+  - {{id: black, name: Bella Black, email: {BLACK}, language: {black}, notation: {notation}}}
 games: [{{white: white, black: black}}]
 {rules}
 """
@@ -81,6 +85,7 @@ def silent_black(fed: Federation) -> Received:
     return packet
 
 
+@pytest.mark.slow
 def test_td_confirms_the_silence_claim_by_mail(make) -> None:  # type: ignore[no-untyped-def]
     fed = make(start_list("bg-email", "2026-03-01"))
     packet = silent_black(fed)
@@ -97,6 +102,7 @@ def test_td_confirms_the_silence_claim_by_mail(make) -> None:  # type: ignore[no
     assert fed.last(BLACK).message["X-Mailbot-Event"] == "notice"
 
 
+@pytest.mark.slow
 def test_td_rejects_the_claim_and_play_goes_on(make) -> None:  # type: ignore[no-untyped-def]
     fed = make(start_list("bg-email", "2026-03-01"))
     packet = silent_black(fed)
@@ -117,6 +123,135 @@ def test_delay_notice_prevents_the_silence_claim(make) -> None:  # type: ignore[
     assert TD not in [r for m in fed.received(WHITE) for r in m.recipients]
     for month, day in ((3, 17), (4, 14), (4, 20)):
         run_sweep(fed, at(month, day))
+    assert of(fed, TD, "silence") == []
+
+
+def opening(fed: Federation, tz: datetime.tzinfo = SOFIA) -> None:
+    """White's first move, sent on 3 March: Black is to move from then on."""
+    fed.write(WHITE, "1. e2-e4", at(3, 3, tz=tz), subject="[TD-1/1] move")
+    fed.poll(at(3, 3, 11, tz=tz))
+
+
+def notice(fed: Federation, word: str, day: datetime.datetime) -> str:
+    """Black sends the delay notice ``word`` (art. 25) on ``day``: the bot's answer, on
+    one line."""
+    fed.write(BLACK, word, day, subject=f"[TD-1/1] {word}")
+    fed.poll(day + datetime.timedelta(hours=1))
+    return " ".join(text_of(of(fed, BLACK, "notice")[-1]).split())
+
+
+def postal_notice(make, day: int) -> tuple[Federation, str]:  # type: ignore[no-untyped-def]
+    """iccf-postal (no overstep in sight): Black, to move from 3 March, sends a delay notice
+    on ``day`` March; the game and the bot's answer, on one line."""
+    fed = make(start_list("iccf-postal", "2026-03-01", "rules: {days_per_control: 300}"))
+    opening(fed, UTC)
+    return fed, notice(fed, "задержка", at(3, day, tz=UTC))
+
+
+@pytest.mark.slow
+def test_iccf_postal_notice_in_time_spares_the_repeat_and_the_report(make) -> None:  # type: ignore[no-untyped-def]
+    # 003 p1 3a: a notice before 14 days avoids the repeat (due at 14 + 7 days); 3b: the
+    # 4-month silence does not go to the TD when the partner was told
+    fed, answer = postal_notice(make, 10)
+    assert "позже срока уведомления (14 дней), записано" in answer, answer
+    assert "сообщения судье турнира о вашем молчании (срок 120 дней) и от повтора" in answer
+    assert "will answer later than usual" in text_of(of(fed, WHITE, "notice")[-1])
+    for month, day in ((3, 25), (5, 1), (7, 10)):
+        run_sweep(fed, at(month, day, tz=UTC))
+    assert of(fed, BLACK, "repeat") == []
+    assert of(fed, TD, "silence") == []
+
+
+@pytest.mark.slow
+def test_iccf_postal_late_notice_spares_nothing(make) -> None:  # type: ignore[no-untyped-def]
+    # received 3 March, that day counted: on 20 March 17 days have run, more than 14
+    fed, answer = postal_notice(make, 20)
+    assert "срок уведомления на этот ход (14 дней) уже истёк" in answer, answer
+    assert "не защищает вас от сообщения судье турнира" in answer
+    run_sweep(fed, at(3, 25, tz=UTC))
+    (repeat,) = of(fed, BLACK, "repeat")
+    # the time for a notice has passed: the repeat asks for the move alone
+    assert "Пожалуйста, пришлите свой ход." in text_of(repeat)
+    assert "задержк" not in text_of(repeat)
+    run_sweep(fed, at(7, 10, tz=UTC))
+    (packet,) = of(fed, TD, "silence")
+    assert "without a delay notice in time" in " ".join(text_of(packet).split())
+
+
+def warned_of_silence(make, limit: int) -> tuple[Federation, str]:  # type: ignore[no-untyped-def]
+    """bg-email with a notice limit of ``limit`` days, silence 40 (art. 31): Black, to move
+    from 3 March, is silent; the move is repeated on 17 March and Black is warned of the
+    silence on 9 April. The days count from 4 March: the silence's 41st day is 13 April,
+    due on the 14th. Returns the warning's text on one line."""
+    fed = make(start_list("bg-email", "2026-03-01", f"rules: {{notice_after_days: {limit}}}"))
+    opening(fed)
+    run_sweep(fed, at(3, 17))
+    run_sweep(fed, at(4, 9))
+    (warning,) = of(fed, BLACK, "warning")
+    assert warning.message["X-Mailbot-Warning"] == "silence"
+    return fed, " ".join(text_of(warning).split())
+
+
+@pytest.mark.slow
+def test_a_notice_after_the_limit_does_not_spare_the_silence_loss(make) -> None:  # type: ignore[no-untyped-def]
+    # a notice must come before more than 30 days have run (art. 25): 30 have run at the
+    # end of 2 April
+    fed, warning = warned_of_silence(make, 30)
+    assert "задержк" not in warning  # only the move spares the silence now
+    (repeat,) = of(fed, BLACK, "repeat")
+    assert "задержка" in text_of(repeat)  # a notice still came in time on 17 March
+    answer = notice(fed, "задержка", at(4, 10))
+    assert "срок уведомления на этот ход (30 дней) уже истёк" in answer, answer
+    assert "не защищает вас от поражения за молчание (срок 40 дней)" in answer
+    run_sweep(fed, at(4, 14))
+    (packet,) = of(fed, TD, "silence")
+    assert "without a delay notice in time" in " ".join(text_of(packet).split())
+
+
+@pytest.mark.slow
+def test_a_notice_before_the_limit_warns_of_its_own_day(make) -> None:  # type: ignore[no-untyped-def]
+    # a limit of 37 days passes on 11 April, before the silence's 14 April: the warning
+    # names both days
+    fed, warning = warned_of_silence(make, 37)
+    assert "до 14.4.2026 не придёт ваш ход (" in warning, warning
+    until = "(уведомление о задержке, «задержка», защищает вас, только если придёт до 11.4.2026)"
+    assert until in warning
+    assert "записано" in notice(fed, "задержка", at(4, 10))
+    run_sweep(fed, at(4, 14))
+    assert of(fed, TD, "silence") == []
+
+
+@pytest.mark.slow
+def test_bg_post_notice_spares_the_report_not_the_repeat(make) -> None:  # type: ignore[no-untyped-def]
+    # art. 25: a notice before 28 days; art. 26 А: the repeat goes all the same
+    fed = make(start_list("bg-post", "2026-03-01", "rules: {days_per_control: 300}", "bg"))
+    opening(fed)
+    answer = notice(fed, "забавяне", at(3, 10))
+    assert "по-късно от срока за уведомление (28 дни), е записано (чл. 25)" in answer, answer
+    assert "пази от доклад до съдията на турнира за мълчанието Ви (срок 120 дни)." in answer
+    run_sweep(fed, at(3, 18))
+    (repeat,) = of(fed, BLACK, "repeat")
+    assert "Моля, изпратете хода си." in text_of(repeat)  # the notice came already
+    run_sweep(fed, at(7, 10))
+    assert of(fed, TD, "silence") == []
+
+
+@pytest.mark.slow
+def test_a_notice_on_the_opponents_move_covers_the_next_one(make) -> None:  # type: ignore[no-untyped-def]
+    fed = make(start_list("bg-email", "2026-03-01"))
+    opening(fed)
+    fed.write(WHITE, "delay", at(3, 4), subject="[TD-1/1] delay")
+    fed.poll(at(3, 4, 11))
+    answer = " ".join(text_of(of(fed, WHITE, "notice")[-1]).split())
+    assert "later than 40 days is recorded (art. 25)." in answer, answer
+    assert "For your next move it spares you the loss of the game for silence after 40 days." in (
+        answer
+    )
+    fed.write(BLACK, "1... e7-e5", at(3, 5), subject="[TD-1/1] ход")
+    fed.poll(at(3, 5, 11))
+    for month, day in ((3, 20), (4, 20)):
+        run_sweep(fed, at(month, day))
+    assert of(fed, WHITE, "repeat")  # art. 26: the repeat goes in bg-email
     assert of(fed, TD, "silence") == []
 
 
@@ -154,6 +289,7 @@ def test_overstep_at_move_time_one_overstep_profile(make) -> None:  # type: igno
     assert of(fed, BLACK, "game-over")[0].message["X-Mailbot-Result"] == "0-1"
 
 
+@pytest.mark.slow
 def test_first_overstep_in_a_postal_profile_does_not_lose(make) -> None:  # type: ignore[no-untyped-def]
     # bg-post: 30 days for 10 moves, two oversteps; 31 days on move 1 is the first
     fed = make(start_list("bg-post", "2026-03-01"))
@@ -267,6 +403,7 @@ def decisions(fed: Federation, address: str) -> list[Received]:
     return [m for m in of(fed, address, "notice") if "X-Mailbot-Time" in m.message]
 
 
+@pytest.mark.slow
 def test_orders_through_the_td_s_reply_address_go_once_copies_and_forgeries_wait(  # type: ignore[no-untyped-def]
     make,
 ) -> None:

@@ -22,7 +22,7 @@ from mailservers import ImapAccount, Received, SmtpSink
 from mailbot.cli import main
 from mailbot.desk.sweep import sweep
 from mailbot.mail.postman import Postman
-from mailbot.store.outbox import deliver_due
+from mailbot.shell.delivery import deliver_due
 
 TD = "td@federation.example"
 SOFIA = ZoneInfo("Europe/Sofia")
@@ -181,6 +181,7 @@ def eight_moves_of_three_days(fed: Federation, game: str) -> datetime.date:
     return (when - datetime.timedelta(days=4)).date()
 
 
+@pytest.mark.slow
 def test_first_overstep_found_by_the_sweep_then_the_second_loses(make: Make) -> None:
     fed = make(
         start_list("OS-1", "bg-post", "2026-01-01", "2027-12-31",
@@ -240,6 +241,7 @@ def test_first_overstep_found_by_the_sweep_then_the_second_loses(make: Make) -> 
     assert "0-1" in text_of(orders)
 
 
+@pytest.mark.slow
 def test_oversteps_found_when_the_moves_arrive_are_reported_once(make: Make) -> None:
     fed = make(
         start_list("OS-2", "bg-post", "2026-01-01", "2027-12-31",
@@ -286,6 +288,7 @@ def test_oversteps_found_when_the_moves_arrive_are_reported_once(make: Make) -> 
 # 2. 003 part 1 art. 6g: conditional moves, the seed's table (iccf-postal)
 
 
+@pytest.mark.slow
 def test_conditional_line_charges_the_proposer_at_the_first_move_and_the_acceptor_at_the_last(
     make: Make, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -363,6 +366,7 @@ END_PLAYERS = [("anna", "Anna Ash"), ("boris", "Boris Birch"), ("chris", "Chris 
 END_GAMES = "[{white: anna, black: boris}, {white: chris, black: dora}]"
 
 
+@pytest.mark.slow
 def test_end_of_tournament_extension_claims_and_adjudication(make: Make) -> None:
     fed = make(start_list("EN-1", "bg-email", "2026-03-20", "2026-03-31", END_PLAYERS, END_GAMES))
 
@@ -448,6 +452,7 @@ def test_end_of_tournament_extension_claims_and_adjudication(make: Make) -> None
 # 4. The director's orders by e-mail
 
 
+@pytest.mark.slow
 def test_penalty_forfeit_overstep_award_and_a_malformed_order(make: Make) -> None:
     fed = make(
         start_list("OR-1", "bg-post", "2026-03-01", "2027-12-31",
@@ -507,6 +512,7 @@ def test_penalty_forfeit_overstep_award_and_a_malformed_order(make: Make) -> Non
     assert over.message["X-Mailbot-Result"] == "1-0"
 
 
+@pytest.mark.slow
 def test_a_penalty_that_puts_a_silent_player_over_the_limit_is_reported(make: Make) -> None:
     fed = make(
         start_list("OR-2", "bg-post", "2026-03-01", "2027-12-31",
@@ -527,6 +533,7 @@ def test_a_penalty_that_puts_a_silent_player_over_the_limit_is_reported(make: Ma
     assert len(mail(fed, TD, "overstep")) == 1
 
 
+@pytest.mark.slow
 def test_an_overstep_awarded_in_e_mail_play_loses(make: Make) -> None:
     # art. 29: e-mail play knows one overstep, and it loses; a finished game takes no penalty
     fed = make(
@@ -543,6 +550,7 @@ def test_an_overstep_awarded_in_e_mail_play_loses(make: Make) -> None:
     assert "OR-3/1 is finished already (0-1)" in answer
 
 
+@pytest.mark.slow
 def test_extra_leave_lets_a_player_go_over_the_allowance(make: Make) -> None:
     # player ids that read as colours: the order names the player first
     fed = make(
@@ -563,6 +571,9 @@ def test_extra_leave_lets_a_player_go_over_the_allowance(make: Make) -> None:
     extra = fed.last(walter)
     assert extra.message["X-Mailbot-Event"] == "leave"
     assert "granted you 30 days of extra leave for 2026" in text_of(extra)
+    # the player's leave, not one game's: the event's tag, no game's
+    assert extra.message["Subject"] == "[LX-1] Extra leave for you"
+    assert extra.message["X-Mailbot-Game"] is None
     fed.write(walter, "leave 2026-08-01 2026-08-10", day(2026, 5, 23))
     fed.poll(day(2026, 5, 23, 11))
     granted = fed.last(walter)
@@ -570,6 +581,7 @@ def test_extra_leave_lets_a_player_go_over_the_allowance(make: Make) -> None:
     assert "Left for 2026: 20 days." in text_of(granted)
 
 
+@pytest.mark.slow
 def test_withdrawals_under_the_bulgarian_rules(make: Make) -> None:
     # art. 47 A: without a valid reason every unfinished game is lost;
     # art. 48: with one (illness), the arbiter adjudicates them
@@ -617,7 +629,8 @@ def test_withdrawals_under_the_bulgarian_rules(make: Make) -> None:
     assert over.message["X-Mailbot-Result"] == "1/2-1/2"
 
 
-def test_withdrawals_under_the_iccf_rules(make: Make) -> None:
+@pytest.mark.slow
+def test_withdrawals_under_the_iccf_rules(make: Make, capsys: pytest.CaptureFixture[str]) -> None:
     # 003 part 1 art. 9: with a valid reason the games are adjudicated when the player
     # finished a game (or 25 moves on average were made), otherwise annulled
     fed = make(
@@ -651,6 +664,15 @@ def test_withdrawals_under_the_iccf_rules(make: Make) -> None:
         fed.poll(day(2026, 3, 6, 11, tz=UTC))
     (over,) = mail(fed, "alma@example.org", "game-over", "WD-2/3")
     assert over.message["X-Mailbot-Result"] == "1/2-1/2"
+    # the tournament's PGN: every game, finished or not, a blank line between two
+    assert fed.config_path is not None
+    capsys.readouterr()
+    assert main(["-c", str(fed.config_path), "pgn", "WD-2"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n\n[Event ") == 4
+    stream = io.StringIO(out)
+    games = iter(lambda: chess.pgn.read_game(stream), None)
+    assert [g.headers["Result"] for g in games if g] == ["*", "*", "1/2-1/2", "1-0", "0-1"]
 
 
 # ---------------------------------------------------------------------------

@@ -86,6 +86,7 @@ def full_sweep(b: Bench, now: datetime.datetime) -> None:
 
 
 @pytest.mark.parametrize("chunk", [200, 1])
+@pytest.mark.slow
 def test_the_indexed_sweep_misses_nothing_a_full_sweep_would_send(
     bench: Bench, chunk: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -155,6 +156,7 @@ def test_a_leave_makes_all_the_players_games_due_again(bench: Bench) -> None:
     assert sorted(due) == [1, 4]  # Walter's two games, not the others
 
 
+@pytest.mark.slow
 def test_upgrading_makes_every_unfinished_game_due_once(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
     Bench(url, START_LIST).close()

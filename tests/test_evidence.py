@@ -30,8 +30,8 @@ from mailbot.publish import report
 from mailbot.publish.evidence import EvidenceFolderError, write_evidence
 from mailbot.publish.evidencewords import words_for
 from mailbot.publish.report import UnknownGameError, overview, tournament_status
+from mailbot.shell.delivery import deliver_due
 from mailbot.store.models import Claim, Game, InboundMessage, Outbox
-from mailbot.store.outbox import deliver_due
 
 START_LIST = f"""
 index: EV-1
@@ -238,6 +238,7 @@ def test_the_move_table_shows_dates_days_and_penalties(played: Played, tmp_path:
     assert "in play: White to move after ply 4" in text
 
 
+@pytest.mark.slow
 def test_again_the_folder_is_brought_up_to_date_and_the_bytes_do_not_change(
     played: Played, tmp_path: Path
 ) -> None:
@@ -257,6 +258,7 @@ def test_again_the_folder_is_brought_up_to_date_and_the_bytes_do_not_change(
     assert len(again) == len(first)
 
 
+@pytest.mark.slow
 def test_a_folder_that_holds_something_else_is_refused(played: Played, tmp_path: Path) -> None:
     (tmp_path / "home").mkdir()
     (tmp_path / "home" / "index.txt").write_text("my own index\n")
@@ -276,6 +278,7 @@ def test_a_folder_that_holds_something_else_is_refused(played: Played, tmp_path:
     assert not (tmp_path / "none").exists()
 
 
+@pytest.mark.slow
 def test_the_other_game_has_its_own_file(played: Played, tmp_path: Path) -> None:
     written = played.evidence("EV-1/2", tmp_path / "d")
     subjects = [str(parsed(p)["Subject"]) for p in written if p.suffix == ".eml"]
@@ -343,6 +346,22 @@ def test_the_status_names_the_deadlines_and_claims_the_director_must_see(
     assert line.endswith(" — draw claim waiting since 2026-04-09"), line
 
 
+def test_the_status_names_no_deadline_that_falls_after_play_stops(played: Played) -> None:
+    """The status reads the deadlines as the sweep does (rules.due.schedule): an event
+    that ends on 12 April stops the clocks then, so the silence limit of 15 April never
+    falls, and the director is not sent looking for it."""
+    with played.bench.sessions.begin() as session:
+        g = session.get(Game, 2)
+        assert g is not None
+        g.tournament.end = datetime.date(2026, 4, 12)
+    april = datetime.datetime(2026, 4, 10, 9, tzinfo=UTC)
+    with played.bench.sessions() as session:
+        text = tournament_status(session, "EV-1", april)
+    (line,) = [x for x in text.splitlines() if "EV-1/2" in x]
+    assert " — " not in line, line
+    assert "0 need the director" in text
+
+
 def test_plain_status_lists_a_small_event_and_sums_up_a_big_one(
     played: Played, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -372,6 +391,7 @@ def test_plain_status_lists_a_small_event_and_sums_up_a_big_one(
     assert len(big) == 4
 
 
+@pytest.mark.slow
 def test_five_thousand_games_are_a_few_lines(store_url: str) -> None:
     players = "\n".join(
         f"  - {{id: p{i}, name: Player {i}, email: p{i}@example.org}}" for i in range(100)
@@ -516,7 +536,7 @@ def test_every_event_of_the_contract_has_its_name_in_each_language() -> None:
 
 def test_every_reason_the_desk_stores_is_written_in_each_language() -> None:
     """A reason the bot keeps for a message it did not act on has a phrase in every
-    language: the dispute file writes it so (README, "Evidence for a dispute")."""
+    language: the dispute file writes it so (docs/directors.md, "Evidence for a dispute")."""
     from mailbot.compose import catalogue
     from mailbot.mail.automail import AutoKind
     from mailbot.mail.trust import SenderProblem

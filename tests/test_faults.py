@@ -16,6 +16,7 @@ import random
 import re
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import chess
@@ -39,10 +40,13 @@ from faults import (  # noqa: F401 (fixtures)
     write_daemon_config,
 )
 from harness import Federation, login
-from mailservers import ImapAccount, Received, SmtpSink
+from mailservers import Cyrus, ImapAccount, Received, SmtpSink, private_cyrus  # noqa: F401 (fixture)
 from sqlalchemy import func, select
 
 from mailbot.store.models import Game, InboundMessage, Move, Outbox
+
+#: every test here takes more than a second (pyproject.toml: markers)
+pytestmark = pytest.mark.slow
 
 UTC = datetime.UTC
 TD = "td@federation.example"
@@ -158,7 +162,8 @@ def test_sigterm_stops_the_daemon_while_the_database_does_not_answer(
         within(daemon, lambda: _answered(fed, BLACK, "e2e4"), 30, "White's move forwarded")
         proxy.frozen.set()
         fed.write(BLACK, "1... e7-e5", _now(), subject="[FLT-1/1] move")
-        time.sleep(2)  # the daemon has taken the move and waits for the database
+        # the daemon has taken the move and waits for the database
+        assert proxy.held.wait(30), daemon.tail()
         code, seconds = sigterm_and_time(daemon)
         assert (code, seconds < STOP_SECONDS) == (0, True), daemon.tail()
         proxy.frozen.clear()
@@ -232,35 +237,63 @@ def test_moves_are_applied_while_smtp_hangs_and_sigterm_stops_a_hung_send(
 # c. IMAP restarted under IDLE ----------------------------------------------------------
 
 
+@dataclasses.dataclass(frozen=True)
+class Restartable:
+    """An IMAP server of the test's own with an account on it, and its done folder."""
+
+    account: ImapAccount
+    restart: Callable[[], float]
+    done_folder: str
+
+
+@pytest.fixture(params=["dovecot", "cyrus"])
+def restartable(request: pytest.FixtureRequest) -> Restartable:
+    if request.param == "dovecot":
+        dovecot: PrivateDovecot = request.getfixturevalue("private_dovecot")
+        return Restartable(dovecot.account, dovecot.restart, "Processed")
+    # Cyrus keeps the account's folders under INBOX. and has an IDLE of its own (idled)
+    cyrus: Cyrus = request.getfixturevalue("private_cyrus")
+    return Restartable(cyrus.account(), cyrus.restart, "INBOX.Processed")
+
+
 def test_imap_restarted_while_the_daemon_idles(
-    store_url: str,
-    private_dovecot: PrivateDovecot,  # noqa: F811
+    sqlite_url: str,
+    restartable: Restartable,
     smtp_sink: SmtpSink,
     daemons: Daemons,  # noqa: F811
     tmp_path: Path,
 ) -> None:
-    """Dovecot is restarted while the daemon waits in IDLE: a move delivered after
-    the restart is answered within 60 s, the daemon never exits on its own, and
-    SIGTERM stops it with 0 within 5 s."""
-    fed = Federation(store_url, private_dovecot.account, smtp_sink, _duel(), tmp_path)
+    """Dovecot or Cyrus IMAP is restarted while the daemon waits in IDLE: before it,
+    a move is answered under IDLE within seconds; after it, a move delivered is
+    answered within 60 s; the daemon never exits on its own, the handled mail lies in
+    the done folder, and SIGTERM stops the daemon with 0 within 5 s. On SQLite in every
+    run: the IMAP server is the subject, and the store no part of it."""
+    account = restartable.account
+    fed = Federation(sqlite_url, account, smtp_sink, _duel(), tmp_path)
     try:
         config = write_daemon_config(tmp_path / "daemon.yaml", fed.mapping)
         daemon = daemons.start(config)
         fed.write(WHITE, "1. e2-e4", _now(), subject="[FLT-1/1] move")
         within(daemon, lambda: _answered(fed, BLACK, "e2e4"), 30, "White's move forwarded")
         time.sleep(1.0)  # the replies are sent: the daemon waits in IDLE
-
-        down = private_dovecot.restart()
-        fed.client = login(private_dovecot.account)  # the test's own session ended too
         fed.write(BLACK, "1... e7-e5", _now(), subject="[FLT-1/1] move")
-        took = within(daemon, lambda: _answered(fed, WHITE, "e7e5"), 60, "Black's move forwarded")
+        idle = within(daemon, lambda: _answered(fed, WHITE, "e7e5"), 30, "Black's move")
+        assert idle < 10, f"answered {idle:.1f} s after delivery: IDLE did not wake the daemon"
+        time.sleep(1.0)
+
+        down = restartable.restart()
+        fed.client = login(account)  # the test's own session ended too
+        fed.write(WHITE, "2. g1-f3", _now(), subject="[FLT-1/1] move")
+        took = within(daemon, lambda: _answered(fed, BLACK, "g1f3"), 60, "White's 2nd move")
         assert daemon.running(), daemon.tail()
         seconds = _stop(daemon)
-        assert _plies(fed) == ["e2e4", "e7e5"]
+        assert _plies(fed) == ["e2e4", "e7e5", "g1f3"]
+        assert fed.in_folder(restartable.done_folder) == 3
     finally:
         fed.close()
     print(
-        f"Dovecot restarted ({down:.1f} s down): move answered {took:.1f} s after delivery; "
+        f"a move answered {idle:.1f} s after delivery under IDLE; restarted "
+        f"({down:.1f} s down): move answered {took:.1f} s after delivery; "
         f"SIGTERM: exit 0 after {seconds:.2f} s"
     )
 
@@ -542,7 +575,9 @@ def test_sigterm_in_the_middle_of_a_backlog(
         took = within(second, lambda: _finished(fed, backlog), 90, "the backlog finished")
         stop = _stop(second)
         duplicates = _check_backlog(fed, smtp_sink, backlog)
-        read = [line for line in second.output().splitlines() if "mailbot.daemon: read " in line]
+        read = [
+            line for line in second.output().splitlines() if "mailbot.shell.daemon: read " in line
+        ]
     finally:
         fed.close()
     assert not [line for line in read if "duplicate" in line], read

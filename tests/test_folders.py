@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from harness import Federation, config_mapping, login
+from harness import Federation, config_mapping
 from mailservers import Cyrus, Dovecot, ImapAccount, SmtpSink, cyrus_server, running_dovecot
+from migrated import migrated
 from test_quarantine import BROKEN, IVANOV, SMITH, START_LIST, at, failing, mails, poll, run_cli
 
 from mailbot.cli import main
 from mailbot.mail.inbox import Mailbox, MailboxError, Namespace, namespace_of
-from mailbot.store.schema import upgrade
 
 __all__ = ["cyrus_server", "failing"]  # fixtures
 
@@ -61,12 +61,14 @@ def fed(
         federation.close()
 
 
+@pytest.mark.slow
 def test_the_server_names_the_folders_written_without_its_prefix(
     fed: Federation, prefixed: tuple[ImapAccount, str], failing: set[str]
 ) -> None:
-    """``done_folder: Processed`` and the default quarantine folder, as README writes
-    them: the move is played and answered, the handled message lies in
-    INBOX.Processed (INBOX/Processed), the failing one in INBOX.Quarantine."""
+    """``done_folder: Processed`` and the default quarantine folder, as
+    docs/contract.md ("Configuration (YAML)") writes them: the move is played and
+    answered, the handled message lies in INBOX.Processed (INBOX/Processed), the
+    failing one in INBOX.Quarantine."""
     sep = prefixed[1]
     assert fed.mapping["imap"]["done_folder"] == "Processed"  # type: ignore[index]
     fed.write(IVANOV, "1. e2-e4", at(5, 9), subject="[QT-1/1] move")
@@ -86,6 +88,7 @@ def test_the_server_names_the_folders_written_without_its_prefix(
     assert code == 0 and out.rstrip().endswith(f"failed 3 times: {BROKEN}"), out
 
 
+@pytest.mark.slow
 def test_a_name_written_with_the_prefix_is_taken_as_it_is(
     db_url: str, prefixed: tuple[ImapAccount, str], smtp_sink: SmtpSink, tmp_path: Path
 ) -> None:
@@ -107,14 +110,12 @@ def test_a_name_written_with_the_prefix_is_taken_as_it_is(
 
 def test_the_namespace_is_read_from_the_server(prefixed: tuple[ImapAccount, str]) -> None:
     account, sep = prefixed
-    login(account).logout()  # Dovecot knows the new account
     with Mailbox(account) as mailbox:
         assert mailbox.folders.namespace.prefix == f"INBOX{sep}"
         assert (mailbox.folders.inbox, mailbox.folders.done) == ("INBOX", f"INBOX{sep}Processed")
 
 
 def test_a_server_without_a_prefix_keeps_the_names(imap_account: ImapAccount) -> None:
-    login(imap_account).logout()
     with Mailbox(imap_account) as mailbox:
         assert namespace_of(mailbox.client).prefix == ""
         assert mailbox.folders.done == "Processed"
@@ -135,6 +136,25 @@ def test_a_folder_the_server_refuses_is_reported_by_its_key(cyrus_server: Cyrus)
     )
 
 
+def test_a_name_nested_with_another_separator_is_answered_with_the_server_s(
+    cyrus_server: Cyrus,
+) -> None:
+    """Cyrus separates nested folders with ".": ``Processed/2026`` (as written on a
+    server that nests with "/") is refused, and the line says how this server writes it."""
+    account = cyrus_server.account()
+    nested = ImapAccount(**{**vars(account), "done_folder": "Processed/2026"})
+    with pytest.raises(MailboxError) as caught:
+        Mailbox(nested).connect()
+    assert str(caught.value) == (
+        'imap.done_folder: the server refused to create "INBOX.Processed/2026": '
+        'Invalid mailbox name; this server separates nested folders with "." '
+        "(INBOX.Processed.2026)"
+    )
+    written = ImapAccount(**{**vars(account), "done_folder": "Processed.2026"})
+    with Mailbox(written) as mailbox:
+        assert mailbox.client.folder_exists("INBOX.Processed.2026")
+
+
 def test_poll_names_the_refused_folder_s_key_not_the_server(
     db_url: str, cyrus_server: Cyrus, smtp_sink: SmtpSink, tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -144,7 +164,7 @@ def test_poll_names_the_refused_folder_s_key_not_the_server(
     mapping["imap"]["quarantine_folder"] = "user.td.Quarantine"  # type: ignore[index]
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(mapping))
-    upgrade(db_url)
+    migrated(db_url)
     assert main(["-c", str(path), "poll", "--once"]) == 1
     assert capsys.readouterr().err == (
         f"mailbot: {path}: imap.quarantine_folder: the server refused to create "
@@ -163,6 +183,7 @@ def test_namespace_names() -> None:
     assert not Namespace("INBOX.", ".", ("user.",)).outside("Processed")
 
 
+@pytest.mark.slow
 def test_a_fresh_account_needs_no_folder_keys(cyrus_server: Cyrus) -> None:
     """``folder``, ``done_folder`` and ``quarantine_folder`` have defaults."""
     from mailbot.config import config_from_mapping

@@ -18,8 +18,8 @@ from faults import unavailable
 from sqlalchemy import select, update
 
 from mailbot.cli import main
-from mailbot.health import POLL, SWEEP, beat
 from mailbot.mail.oauth import fingerprint
+from mailbot.shell.health import POLL, SWEEP, beat
 from mailbot.store.models import InboundMessage, Outbox
 from mailbot.store.schema import upgrade
 
@@ -54,6 +54,7 @@ def bench(db_url: str) -> Bench:
     b.close()
 
 
+@pytest.mark.slow
 def test_a_working_bot_is_ok_and_each_finding_raises_the_status(
     bench: Bench, db_url: str, tmp_path: Path
 ) -> None:
@@ -119,6 +120,7 @@ def test_a_working_bot_is_ok_and_each_finding_raises_the_status(
     )
 
 
+@pytest.mark.slow
 def test_the_oauth2_token_files_are_checked(bench: Bench, db_url: str, tmp_path: Path) -> None:
     """Read as any process reads them while the daemon runs: no token file, a refresh
     token, one the provider refused (marked by the bot's token source)."""
@@ -201,6 +203,7 @@ def test_a_database_that_cannot_be_reached_is_critical(tmp_path: Path) -> None:
     assert "cannot be reached" in found["database"]
 
 
+@pytest.mark.slow
 def test_a_database_that_cannot_write_is_critical(tmp_path: Path) -> None:
     """A real read-only file, and the check run as a service user would run it."""
     if subprocess.run(["which", "setpriv"], capture_output=True, check=False).returncode:

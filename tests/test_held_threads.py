@@ -182,6 +182,7 @@ def held_question(bench: Bench) -> Outbox:
 
 @pytest.mark.parametrize("kind", PACKETS)
 @pytest.mark.parametrize("word", WORDS)
+@pytest.mark.slow
 def test_a_held_answer_to_a_packet_is_carried_out_on_its_game_when_confirmed(
     store_url: str, made: list[Bench], kind: str, word: str
 ) -> None:

@@ -6,17 +6,15 @@ status is 2 (3 for ``health``), and never a traceback.
 from __future__ import annotations
 
 import contextlib
-import io
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fuzzing import budget
+from harness import mailbot
 from hypothesis import given
 from hypothesis import strategies as st
-
-from mailbot.cli import main
 
 CONFIG = """\
 database: sqlite:///{database}
@@ -88,10 +86,8 @@ def start_list(**changes: str) -> str:
 
 def run(*argv: str) -> tuple[int, list[str]]:
     """The exit status and what went to stderr, line by line."""
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        status = main(list(argv), stdout=io.StringIO())
-    return status, err.getvalue().splitlines()
+    done = mailbot(*argv)
+    return done.returncode, done.stderr.splitlines()
 
 
 @pytest.fixture(scope="module")
@@ -155,6 +151,7 @@ def assert_refused(status: int, lines: list[str], names: str = "", code: int = 2
     ],
     ids=lambda v: "" if isinstance(v, str) else ",".join(v)[:20],
 )
+@pytest.mark.slow
 def test_a_malformed_start_list_is_one_line_and_exit_2(
     config: Path, changes: dict[str, str], key: str
 ) -> None:
@@ -190,6 +187,20 @@ def test_every_mistake_of_a_start_list_is_its_own_line(config: Path) -> None:
         "language",
         "players[0].rating",
         "players[1].board",
+    ]
+
+
+def test_every_mistake_of_the_rules_overrides_is_its_own_line(config: Path) -> None:
+    text = start_list(days="-3", warn="[0]").replace(
+        "rules:\n", "rules:\n  auto_forfeit: maybe\n  colour: red\n"
+    )
+    status, lines = import_file(config, text)
+    assert_refused(status, lines, config.parent.as_posix())
+    assert [line.partition("rules.")[2] for line in lines] == [
+        "days_per_control: must not be negative",
+        "auto_forfeit: must be true or false",
+        "warn_end_days: must be a list of whole numbers of days, each from 1 to 10000",
+        "colour: unknown rule parameter",
     ]
 
 

@@ -6,6 +6,7 @@ import datetime
 
 import pytest
 
+from mailbot.compose.catalogue import say
 from mailbot.mail.intent import Word, help_words, read_words
 
 
@@ -51,7 +52,7 @@ def test_leave_without_dates_says_what_to_write() -> None:
     words = read_words("leave")
     assert words.leave is None and words.leave_error is not None
     assert words.leave_error.code == "leave.no-dates"
-    assert "2026-06-01" in str(words.leave_error)
+    assert "2026-06-01" in say("en", words.leave_error)
     bad = read_words("leave 31.2.2026 3.3.2026").leave_error
     assert bad is not None and bad.details == {"value": "31.2.2026"}
 

@@ -13,26 +13,32 @@ aside), no Russian letters in Bulgarian mail.
 from __future__ import annotations
 
 import datetime
+import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import chess.pgn
 import pytest
+import yaml
 from deskbench import BOT, TD, Bench, at
 from sqlalchemy import select
 
 from mailbot.compose import catalogue
-from mailbot.compose.notices import template_dir
+from mailbot.compose.catalogue import template_dir
 from mailbot.compose.notifier import Notifier, Origin
-from mailbot.daemon import tell_token_refused
 from mailbot.mail.oauth import TokenRevoked
+from mailbot.publish.evidencewords import Wording
 from mailbot.rules import events as ev
 from mailbot.rules import referee
 from mailbot.rules.game import GameEnd, Termination
 from mailbot.rules.languages import CODES
+from mailbot.rules.pgn import words_of as pgn_words
 from mailbot.rules.phrase import Phrase
 from mailbot.rules.result import Result
 from mailbot.rules.tablebase import TablebaseOutcome, TablebaseVerdict
+from mailbot.shell.daemon import tell_token_refused
+from mailbot.store.kinds import PenaltyReason
 from mailbot.store.models import Claim, Game, HeldOrder, InboundMessage, Outbox, Player
 from mailbot.store.outbox import queue
 
@@ -60,8 +66,12 @@ games:
 ALLOWED = {"Languages", "cup", "Ann", "Able", "Bob", "Bold", "Cid", "Cole", "Tom", "Director",
            "LX", "INDEX", "ICCF", "FEN", "PGN", "SB", "UTC", "Dan", "Dale", "ID", "NEW", "Old",
            "ann", "bob", "cid", "dan", "Syzygy", "DTZ",
+           # the word "pgn" is one in every language, and the chess programs' names
+           "pgn", "Scid", "ChessBase", "Arena",
            # a protocol's name, and the command the operator types (a refused OAuth2 token)
-           "IMAP", "DMARC", "mailbot", "oauth", "authorize", "imap"}  # fmt: skip
+           "IMAP", "DMARC", "mailbot", "oauth", "authorize", "imap",
+           # the web service of chess programs (its word, the programs, the address kind)
+           "Xfcc", "xfcc", "URL"}  # fmt: skip
 TEMPLATES = template_dir()
 
 
@@ -175,7 +185,8 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
                                       "subject": "x", "on": True, "changed": True,
                                       "date": datetime.date(2026, 3, 2), "number": "12",
                                       "expected": "12. Ng1-f3",
-                                      "written": "12. Nf3-e5"}  # fmt: skip
+                                      "written": "12. Nf3-e5", "url": "https://cc.x.example/xfcc",
+                                      "username": "eve@x.net", "password": "Xy3k"}  # fmt: skip
         if kind in (ev.AnswerKind.STATUS, ev.AnswerKind.WHICH_GAME, ev.AnswerKind.UNKNOWN_GAME):
             details["games"] = [(g1, ann), (g2, ann)]
         for player in (ann, bob, cid):
@@ -274,6 +285,17 @@ def foreign(text: str, language: str) -> list[str]:
     return english + russian
 
 
+def comments_of(row: Outbox) -> str:
+    """The comments of the PGN files a row carries, without their ``[%ccsnt]`` commands
+    (the tags and the commands are the standard's words)."""
+    found = []
+    for stored in row.attachments or ():
+        game = chess.pgn.read_game(io.StringIO(stored["text"]))
+        assert game is not None
+        found += [re.sub(r"\[%[^\]]*\]", " ", node.comment) for node in game.mainline()]
+    return "\n".join(found)
+
+
 EMAILS = {1: "ann@example.org", 2: "bob@example.org", 3: "cid@example.org"}
 
 
@@ -311,6 +333,7 @@ def tell_every_event(world: Bench, renderer: object = None) -> None:
         assert len([r for r in notifier.queued if ann.email in r.to_addrs]) == 1
 
 
+@pytest.mark.slow
 def test_every_message_is_wholly_in_its_readers_language(world: Bench) -> None:
     with world.sessions() as session:
         language = session.scalars(select(Game)).first().tournament.language  # type: ignore[union-attr]
@@ -318,16 +341,18 @@ def test_every_message_is_wholly_in_its_readers_language(world: Bench) -> None:
     tell_every_event(world)
     rows = world.outbox()[before:]
     assert rows
+    assert any(comments_of(r) for r in rows)  # the move mails' PGN files are read too
     problems = []
     for row in rows:
         for address in [*row.to_addrs, *row.cc_addrs]:
             reader = language_of(world, address, language)
-            bad = foreign(f"{row.subject}\n{row.text_body}", reader)
+            bad = foreign(f"{row.subject}\n{row.text_body}\n{comments_of(row)}", reader)
             if bad:
                 problems.append(f"{reader} mail {row.subject!r} to {address}: {bad[:8]}")
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_every_template_is_rendered_by_some_event(world: Bench) -> None:
     """The events above reach every template (so the test above has read them all)."""
     seen: set[str] = set()
@@ -355,3 +380,18 @@ def test_template_folders_hold_nothing_else() -> None:
         names = {p.name for p in (TEMPLATES / language).iterdir()}
         assert "phrases.yaml" in names
     assert Path(TEMPLATES / "layout.html").exists()
+
+
+@pytest.mark.parametrize("language", CODES)
+def test_every_penalty_reason_has_its_words_wherever_a_penalty_is_shown(language: str) -> None:
+    """A penalty's row keeps its reason as a code (:class:`PenaltyReason`); the PGN's
+    comments, the published game page and the director's report name every code in
+    each language, and the dispute file in Bulgarian and Russian (its English keeps
+    the codes)."""
+    labels = yaml.safe_load((template_dir() / "site" / "labels.yaml").read_text("utf-8"))
+    for reason in PenaltyReason:
+        assert reason.value in pgn_words(language).penalties, reason
+        assert reason.value in labels[language]["penalty_reason"], reason
+        assert catalogue.has(language, f"penalty-reason.{reason.code}"), reason
+        if language != "en":
+            assert Wording(language).code("reason", reason.value) != reason.value, reason

@@ -14,11 +14,12 @@ from mailbot.rules.leave import (
     LeavePeriod,
     LeaveRefusal,
     cancel_from,
-    cancel_in_game,
     check_request,
     parse_date,
 )
 from mailbot.rules.profile import profile
+from mailbot.store.models import Game, Leave, LeaveCancellation, Player
+from mailbot.store.record import player_leaves
 
 BG = profile("bg-email")
 ICCF = profile("iccf-postal")
@@ -71,6 +72,7 @@ def test_leave_over_new_year_counts_in_each_year() -> None:
 
 
 @given(st.dates(date(2000, 1, 1), date(2100, 1, 1)), st.integers(0, 800))
+@pytest.mark.slow
 def test_days_agree_with_dates_and_years(start: date, length: int) -> None:
     span = LeavePeriod(start, start + timedelta(days=length))
     assert span.days == len(list(span.dates())) == length + 1
@@ -177,17 +179,34 @@ def test_move_outside_leave_changes_nothing() -> None:
     assert cancel_from(july, date(2026, 7, 14)) == july
 
 
+def taken(start: str, end: str, *cut: tuple[int, str]) -> Leave:
+    """A leave as the store keeps it, cut short in game ``n`` from a day (art. 46)."""
+    return Leave(
+        start=date.fromisoformat(start),
+        end=date.fromisoformat(end),
+        cancellations=[
+            LeaveCancellation(game_id=n, from_date=date.fromisoformat(d)) for n, d in cut
+        ],
+    )
+
+
 def test_cancellation_in_one_game_keeps_later_leaves() -> None:
-    leaves = [
+    # the player moved in game 1 on 8 July (during the first leave) and on 1 September
+    # (the third leave's only day): the clock of game 1 keeps 7 July and all of August;
+    # game 2 keeps every leave whole
+    player = Player(leaves=[
+        taken("2026-07-07", "2026-07-13", (1, "2026-07-08")),
+        taken("2026-08-01", "2026-08-05"),
+        taken("2026-09-01", "2026-09-01", (1, "2026-09-01")),
+    ])  # fmt: skip
+    assert player_leaves(player, Game(id=1)) == (
+        leave("2026-07-07", "2026-07-07"),
+        leave("2026-08-01", "2026-08-05"),
+    )
+    assert player_leaves(player, Game(id=2)) == (
         leave("2026-07-07", "2026-07-13"),
         leave("2026-08-01", "2026-08-05"),
         leave("2026-09-01", "2026-09-01"),
-    ]
-    assert cancel_in_game(leaves, date(2026, 9, 1)) == tuple(leaves[:2])
-    assert cancel_in_game(leaves, date(2026, 7, 8)) == (
-        leave("2026-07-07", "2026-07-07"),
-        leaves[1],
-        leaves[2],
     )
 
 

@@ -873,6 +873,7 @@ def test_random_bytes_never_raise(raw: bytes) -> None:
     st.lists(st.tuples(st.floats(0, 1), st.integers(0, 40), st.binary(max_size=12)), max_size=6),
     st.floats(0.05, 1),
 )
+@pytest.mark.slow
 def test_mutated_real_messages_never_raise(
     path: pathlib.Path, edits: list[tuple[float, int, bytes]], keep: float
 ) -> None:
@@ -892,6 +893,7 @@ def test_mutated_real_messages_never_raise(
         max_size=200,
     ).map("".join)
 )
+@pytest.mark.slow
 def test_html_fragments_never_raise(markup: str) -> None:
     text = html_to_text(markup)
     assert isinstance(text.unquoted, str)
@@ -901,6 +903,7 @@ def test_html_fragments_never_raise(markup: str) -> None:
 
 @FAST
 @given(st.text(max_size=400))
+@pytest.mark.slow
 def test_new_text_only_removes_lines(text: str) -> None:
     kept = new_text(text).split("\n")
     text = text.replace("\r", "\n").lstrip("\ufeff")

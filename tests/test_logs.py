@@ -6,7 +6,7 @@ import json
 import logging
 from pathlib import Path
 
-from mailbot.logs import logging_for_command
+from mailbot.shell.logs import logging_for_command
 
 
 def test_a_moved_log_file_is_reopened_under_its_name(tmp_path: Path) -> None:

@@ -23,10 +23,14 @@ from zoneinfo import ZoneInfo
 
 import chess
 import chess.pgn
+import pytest
 from harness import Federation, text_of
 from mailservers import ImapAccount, Received, SmtpSink
 
 from mailbot.cli import main
+
+#: every test here takes more than a second (pyproject.toml: markers)
+pytestmark = pytest.mark.slow
 
 SOFIA = ZoneInfo("Europe/Sofia")
 GAME_FILE = Path(__file__).parent / "games" / "spassky-fischer-1972-13.pgn"
@@ -332,6 +336,15 @@ def pgn_moves(text: str) -> tuple[chess.pgn.Game, list[chess.Move]]:
     return game, list(game.mainline_moves())
 
 
+def pgn_file(item: Received) -> chess.pgn.Game:
+    """The game a move mail carries as its ``INDEX-N.pgn``, read by python-chess."""
+    (part,) = list(item.message.iter_attachments())
+    assert part.get_filename() == f"{TAG.replace('/', '-')}.pgn"
+    game = chess.pgn.read_game(io.StringIO(part.get_payload(decode=True).decode()))
+    assert game is not None and not game.errors
+    return game
+
+
 def test_a_master_game_by_mail_from_first_move_to_resignation(
     db_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
 ) -> None:
@@ -384,6 +397,11 @@ def test_a_master_game_by_mail_from_first_move_to_resignation(
                     f"white={stamp.white_total}; black={stamp.black_total}"
                 )
                 assert header(item, "Subject").startswith(f"[{TAG}] Петър Петров – John Carter: ")
+                # the game so far as a file, which a chess program reads back
+                carried, days = pgn_file(item), days_word(stamp.days, lang)
+                assert [m for m in carried.mainline_moves()] == moves[:ply], context
+                assert carried.headers["CmailGameName"] == TAG.replace("/", "-")
+                assert re.search(rf"\b{days}\b", carried.end().comment), carried.end().comment
             assert header(accepted, "In-Reply-To") == str(sent["Message-ID"])
             used = stamp.black_total if white_moves else stamp.white_total
             assert control_numbers(text_of(forwarded), opponent_lang) == control(ply + 1, used)

@@ -8,8 +8,6 @@ import dataclasses
 import datetime
 import email.utils
 import io
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,15 +15,16 @@ from zoneinfo import ZoneInfo
 
 import chess.pgn
 import pytest
-from harness import Federation, logged_in, text_of
+from harness import Federation, mailbot, text_of
 from mailservers import ImapAccount, Received, SmtpSink, free_port
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from mailbot.cli import main
-from mailbot.daemon import fixed_clock, poll_once
+from mailbot.compose.catalogue import say_kept
 from mailbot.mail.inbox import MailboxError
 from mailbot.rules import referee
+from mailbot.shell.daemon import fixed_clock, poll_once
 from mailbot.store.models import Game, InboundMessage, Outbox
 
 SOFIA = ZoneInfo("Europe/Sofia")
@@ -195,6 +194,7 @@ def check_move_mail(
     assert html.count("outline:2px solid") == 2
 
 
+@pytest.mark.slow
 def test_moves_are_forwarded_and_confirmed_with_the_art8_line(
     db_url: str, federation_of: Make
 ) -> None:
@@ -417,6 +417,7 @@ def garbled_message(sender: str, subject_text: str, body: bytes, when: datetime.
     )
 
 
+@pytest.mark.slow
 def test_impossible_incorrect_and_unclear_moves_cost_five_days(
     db_url: str, federation_of: Make
 ) -> None:
@@ -509,6 +510,7 @@ def test_impossible_incorrect_and_unclear_moves_cost_five_days(
 # 3. Which game a message is about
 
 
+@pytest.mark.slow
 def test_the_game_is_found_by_tag_thread_or_turn(store_url: str, federation_of: Make) -> None:
     fed = federation_of(store_url)
     # Ivanov has the first move in games 1 and 3: without a tag the bot asks which
@@ -584,11 +586,11 @@ AUTHSERV = "mx.federation.example"
 
 
 def inbound_status(fed: Federation, sent: object) -> tuple[str, str | None]:
-    """The bot's record of a message it received: (status, reason)."""
+    """The bot's record of a message it received: (status, reason in English)."""
     mid = str(sent["Message-ID"]).strip("<>")  # type: ignore[index]
     with fed.sessions() as session:
         row = session.scalars(select(InboundMessage).where(InboundMessage.message_id == mid)).one()
-        return row.status, row.reason
+        return row.status, say_kept("en", row.reason_phrase, row.reason)
 
 
 def plies(fed: Federation, number: int) -> list[str]:
@@ -742,6 +744,7 @@ def test_machine_mail_is_filed_unanswered_and_the_reply_cap_holds(
 # 6. Exactly once
 
 
+@pytest.mark.slow
 def test_a_message_is_applied_once_and_poison_is_quarantined(
     db_url: str, federation_of: Make, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -822,6 +825,7 @@ def outbox_ids(fed: Federation) -> dict[str, tuple[str, str]]:
         return {f"<{r.message_id}>": (r.to_addrs[0], r.status) for r in rows}
 
 
+@pytest.mark.slow
 def test_refused_mail_stays_queued_and_is_sent_once_later(
     store_url: str, federation_of: Make
 ) -> None:
@@ -883,6 +887,7 @@ def pgn_in(item: Received) -> chess.pgn.Game:
     return game
 
 
+@pytest.mark.slow
 def test_draw_offers_resignation_status_help_and_mate(store_url: str, federation_of: Make) -> None:
     fed = federation_of(store_url)
     g1, g2, g3 = "[BG-2026-E1/1] ход", "[BG-2026-E1/2] move", "[BG-2026-E1/3] ход"
@@ -921,7 +926,7 @@ def test_draw_offers_resignation_status_help_and_mate(store_url: str, federation
 
     help_mail = reply_to_message(fed, PETROV, helped)
     assert header(help_mail, "X-Mailbot-Event") == "notice"
-    assert subject(help_mail) == "[BG-2026-E1] Как писать судье"
+    assert subject(help_mail) == "[BG-2026-E1] Как писать арбитру"
     assert "ничья" in text_of(help_mail)
 
     # the draw offer now comes from Smith with his move; Ivanov asks for the status
@@ -970,13 +975,11 @@ def run_cli(fed: Federation, *args: str) -> tuple[int, str]:
     """``mailbot -c CONFIG ARGS...`` in this process: (exit status, stdout)."""
     assert fed.config_path is not None
     out = io.StringIO()
-    try:
-        code = main(["-c", str(fed.config_path), *args], stdout=out)
-    finally:
-        logged_in()
+    code = main(["-c", str(fed.config_path), *args], stdout=out)
     return code, out.getvalue()
 
 
+@pytest.mark.slow
 def test_the_command_line_polls_and_reports(
     store_url: str, federation_of: Make, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -994,16 +997,7 @@ def test_the_command_line_polls_and_reports(
     )
 
     fed.write(SMITH, "1... e7-e5", at(7, 9), reply_to=move)
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "mailbot", "-c", str(fed.config_path)),
-            *("poll", "--once", "--now", "2026-03-07T10:00"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    logged_in()
+    done = mailbot("-c", str(fed.config_path), "poll", "--once", "--now", "2026-03-07T10:00")
     assert done.returncode == 0, done.stderr
     assert "handled=1" in done.stdout
     b = counted_days(datetime.date(2026, 3, 5), datetime.date(2026, 3, 7))
@@ -1017,6 +1011,10 @@ def test_the_command_line_polls_and_reports(
     ) in text_of(fed.last(IVANOV))
 
     code, out = run_cli(fed, "status")
+    assert code == 0
+    overview = next(line for line in out.splitlines() if "BG-2026-E1/1" in line)
+    assert "Ivan Ivanov – John Smith: полуход 2, на ход са белите" in overview  # the event's
+    code, out = run_cli(fed, "status", "--language", "en")
     assert code == 0
     overview = next(line for line in out.splitlines() if "BG-2026-E1/1" in line)
     assert "Ivan Ivanov – John Smith: ply 2, White to move" in overview
@@ -1052,4 +1050,8 @@ def test_the_command_line_prints_standings(
     code, out = run_cli(fed, "standings", "BG-2026-E1")
     assert code == 0, capsys.readouterr().err
     assert "Ivan Ivanov" in out and "Pyotr Petrov" in out
-    assert "1 of 3 games finished" in out
+    # wholly in the event's language, or in the one the operator names
+    assert "завършени партии: 1 от 3" in out and "Място" in out and "games" not in out
+    code, out = run_cli(fed, "standings", "BG-2026-E1", "--language", "en")
+    assert code == 0, capsys.readouterr().err
+    assert "1 of 3 games finished" in out and "Place" in out and "Място" not in out

@@ -1,6 +1,6 @@
 """Prometheus metrics read from the store: what a scrape of a running bot shows.
 
-The endpoint is served as the daemon serves it (:func:`mailbot.metrics.serve`,
+The endpoint is served as the daemon serves it (:func:`mailbot.shell.metrics.serve`,
 a real HTTP listener on loopback) over a store with a game under way, and
 scraped with an HTTP GET; the text is read with prometheus_client's own
 parser, as Prometheus reads it.
@@ -17,8 +17,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import update
 
 from mailbot.desk.pipeline import Outcome
-from mailbot.health import POLL, beat
-from mailbot.metrics import serve
+from mailbot.shell.health import POLL, beat
+from mailbot.shell.metrics import serve
 from mailbot.store.models import Outbox
 
 GAME = "[PX-1/1] move"

@@ -7,11 +7,16 @@ positions rich in castling, promotion and en passant.
 from __future__ import annotations
 
 import chess
+import pytest
+from fuzzing import body_of, budget
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mailbot.rules.notation import Notation, letter_for, write_last_moves, write_move
 from mailbot.rules.referee import Verdict, judge
+
+#: every test here takes more than a second (pyproject.toml: markers)
+pytestmark = pytest.mark.slow
 
 START_POSITIONS = [
     chess.STARTING_FEN,
@@ -41,9 +46,13 @@ def positions(draw: st.DrawFn, max_plies: int = 60) -> chess.Board:
 
 
 BASE = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: Each property runs a fifth of its examples here, and all of them again in the fuzz
+#: suite (tests/fuzzing.py; the end of this module): about thirty legal moves in a
+#: dozen notations make each example many readings.
+QUICK = 5
 
 
-@settings(max_examples=250, parent=BASE)
+@settings(max_examples=250 // QUICK, parent=BASE)
 @given(positions())
 def test_every_legal_move_written_in_any_notation_reads_back_as_itself(board: chess.Board) -> None:
     for move in board.legal_moves:
@@ -55,7 +64,7 @@ def test_every_legal_move_written_in_any_notation_reads_back_as_itself(board: ch
             assert judgement.reminders == (), (text, notation, judgement)
 
 
-@settings(max_examples=200, parent=BASE)
+@settings(max_examples=200 // QUICK, parent=BASE)
 @given(positions(), st.sampled_from(list(Notation)), st.integers(2, 3))
 def test_the_art_8_move_line_reads_back_as_the_new_move(
     board: chess.Board, notation: Notation, plies: int
@@ -71,7 +80,7 @@ def test_the_art_8_move_line_reads_back_as_the_new_move(
         assert judgement.reminders == (), (text, notation, judgement)
 
 
-@settings(max_examples=600, parent=BASE)
+@settings(max_examples=600 // QUICK, parent=BASE)
 @given(positions())
 def test_every_legal_move_in_english_san_reads_back_as_itself(board: chess.Board) -> None:
     for move in board.legal_moves:
@@ -82,7 +91,7 @@ def test_every_legal_move_in_english_san_reads_back_as_itself(board: chess.Board
         assert judgement.move == move, (text, judgement)
 
 
-@settings(max_examples=500, parent=BASE)
+@settings(max_examples=500 // QUICK, parent=BASE)
 @given(
     positions(),
     st.integers(0, 63),
@@ -127,7 +136,7 @@ CHESS_TEXT = st.text(
 )
 
 
-@settings(max_examples=400, parent=BASE)
+@settings(max_examples=400 // QUICK, parent=BASE)
 @given(positions(max_plies=20), CHESS_TEXT, st.sampled_from(list(Notation)), st.booleans())
 def test_any_text_gets_a_verdict_and_only_legal_moves_are_played(
     board: chess.Board, text: str, notation: Notation, conditional: bool
@@ -143,3 +152,53 @@ def test_any_text_gets_a_verdict_and_only_legal_moves_are_played(
     else:
         assert judgement.move is None
         assert judgement.conditional == ()
+
+
+# --- The same properties at length, in the fuzz suite ----------------------------------------
+
+FUZZ = pytest.mark.fuzz
+
+
+@FUZZ
+@budget(250)
+@given(positions())
+def test_at_length_every_legal_move_in_any_notation_reads_back(board: chess.Board) -> None:
+    body_of(test_every_legal_move_written_in_any_notation_reads_back_as_itself)(board)
+
+
+@FUZZ
+@budget(200)
+@given(positions(), st.sampled_from(list(Notation)), st.integers(2, 3))
+def test_at_length_the_art_8_move_line_reads_back_as_the_new_move(
+    board: chess.Board, notation: Notation, plies: int
+) -> None:
+    body_of(test_the_art_8_move_line_reads_back_as_the_new_move)(board, notation, plies)
+
+
+@FUZZ
+@budget(600)
+@given(positions())
+def test_at_length_every_legal_move_in_english_san_reads_back(board: chess.Board) -> None:
+    body_of(test_every_legal_move_in_english_san_reads_back_as_itself)(board)
+
+
+@FUZZ
+@budget(500)
+@given(positions(), st.integers(0, 63), st.sampled_from(list(Notation)), st.booleans())
+def test_at_length_a_from_to_pair_is_played_only_when_legal(
+    board: chess.Board, origin: chess.Square, notation: Notation, with_letter: bool
+) -> None:
+    body_of(test_a_from_to_pair_is_played_only_when_it_is_the_legal_move)(
+        board, origin, notation, with_letter
+    )
+
+
+@FUZZ
+@budget(400)
+@given(positions(max_plies=20), CHESS_TEXT, st.sampled_from(list(Notation)), st.booleans())
+def test_at_length_any_text_gets_a_verdict_and_only_legal_moves_are_played(
+    board: chess.Board, text: str, notation: Notation, conditional: bool
+) -> None:
+    body_of(test_any_text_gets_a_verdict_and_only_legal_moves_are_played)(
+        board, text, notation, conditional
+    )

@@ -260,6 +260,7 @@ def game_numbers(b: Bench) -> dict[int, tuple[str, int]]:
 
 
 @pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.slow
 def test_every_warning_is_followed_by_its_notice_on_the_announced_day(
     bench: Bench, seed: int
 ) -> None:
@@ -360,12 +361,17 @@ def states(draw: st.DrawFn) -> due.GameState:
         moves=moves,
         penalties=penalties,
         penalised_at=since if penalties else None,
-        delay_noted=draw(st.booleans()),
+        noticed=(
+            since + datetime.timedelta(hours=draw(st.integers(-72, 24 * 60)))
+            if draw(st.booleans())
+            else None
+        ),
     )
 
 
 @settings(max_examples=60, deadline=None)
 @given(states())
+@pytest.mark.slow
 def test_each_warning_is_swept_on_its_day_and_its_deadline_on_the_announced_day(
     state: due.GameState,
 ) -> None:

@@ -21,9 +21,10 @@ from sqlalchemy import select
 
 from mailbot.compose.notifier import Notifier
 from mailbot.desk.pipeline import Outcome
+from mailbot.mail.wire import compose
 from mailbot.rules import events as ev
 from mailbot.store.models import HeldOrder, Outbox, Tournament
-from mailbot.store.outbox import compose
+from mailbot.store.outbox import outgoing
 
 GAME = "[PX-1/1] move"
 VOUCHED = [("Authentication-Results", f"{AUTHSERV}; dmarc=pass header.from=federation.example")]
@@ -80,6 +81,7 @@ def question(bench: Bench) -> Outbox:
     return row
 
 
+@pytest.mark.slow
 def test_only_mail_to_the_director_alone_has_a_reply_address_of_its_own(db_url: str) -> None:
     bench = Bench(db_url, TEAMS)
     try:
@@ -92,7 +94,7 @@ def test_only_mail_to_the_director_alone_has_a_reply_address_of_its_own(db_url: 
         replies = [r.headers.get("Reply-To", "") for r in alone]
         assert all(KEYED.fullmatch(r) for r in replies) and len(set(replies)) == 2
         # the mail as sent names the address: the director's client answers there
-        sent = compose(alone[0], bench.desk.policy.sender).decode()
+        sent = compose(outgoing(alone[0]), bench.desk.policy.sender).decode()
         assert f"Reply-To: {replies[0]}\r\n".replace('"', "") in sent.replace('"', "")
         # the notice about the stranger goes to the TD with a copy to the captain: no key
         (copied,) = [r for r in rows if r.cc_addrs]
@@ -116,6 +118,7 @@ CARRIED_OUT = {
 
 
 @pytest.mark.parametrize("language", CARRIED_OUT)
+@pytest.mark.slow
 def test_the_same_order_sent_again_waits_and_the_question_says_when_it_was_carried_out(
     db_url: str, language: str
 ) -> None:
@@ -150,6 +153,7 @@ def test_the_same_order_sent_again_waits_and_the_question_says_when_it_was_carri
         bench.close()
 
 
+@pytest.mark.slow
 def test_forgeries_in_the_directors_name_wait_whether_they_copy_the_key_or_the_thread(
     bench: Bench,
 ) -> None:
@@ -211,6 +215,7 @@ def test_a_reply_address_lapses_after_30_days(bench: Bench, days: int, penalty: 
     assert bench.game(1) == (None, 5)
 
 
+@pytest.mark.slow
 def test_a_held_order_confirmed_through_its_question_is_carried_out_once(bench: Bench) -> None:
     bench.send(TD, "penalty PX-1/1 white 5", at(2), to=BOT)
     asked = question(bench)
@@ -227,6 +232,7 @@ def test_a_held_order_confirmed_through_its_question_is_carried_out_once(bench: 
     assert "These orders were already carried out on 02.03.2026" in question(bench).text_body
 
 
+@pytest.mark.slow
 def test_with_dmarc_the_text_of_orders_carried_out_before_waits(db_url: str) -> None:
     bench = Bench(db_url, authserv_id=AUTHSERV)
     try:

@@ -26,11 +26,12 @@ from conftest import POSTGRES_URL, require_postgres
 from faults import (  # noqa: F401 (fixtures)
     Daemons,
     daemons,
+    event_dates,
     unavailable,
     within,
     write_daemon_config,
 )
-from harness import Federation, logged_in
+from harness import Federation
 from mailservers import ImapAccount, SmtpSink
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
@@ -41,7 +42,11 @@ SOFIA = ZoneInfo("Europe/Sofia")
 GAMES = 12
 
 
-def start_list(index: str) -> str:
+def start_list(
+    index: str, start: datetime.date = datetime.date(2026, 1, 1),
+    end: datetime.date = datetime.date(2027, 6, 30),
+) -> str:  # fmt: skip
+    """The event ``index``: twelve games, from ``start`` to ``end``."""
     players = "\n".join(
         f"  - {{id: p{i:02d}, name: Player {i:02d}, email: p{i:02d}@players.example}}"
         for i in range(1, 2 * GAMES + 1)
@@ -53,8 +58,8 @@ def start_list(index: str) -> str:
 index: {index}
 name: Outage cup
 profile: bg-email
-start: 2026-01-01
-end: 2027-06-30
+start: {start.isoformat()}
+end: {end.isoformat()}
 language: en
 notation: en
 director: {{name: Tom Director, email: td@federation.example}}
@@ -73,9 +78,10 @@ def at(day: int, hour: int = 9) -> datetime.datetime:
 SIGNATURE = "\n-- \n" + "\n".join(f"Chess club of the town, line {i} " * 4 for i in range(60))
 
 
-def deliver_first_moves(fed: Federation) -> None:
+def deliver_first_moves(fed: Federation, when: datetime.datetime | None = None) -> None:
+    """White's first move in every game, arriving at ``when`` (by default 2 January 2026)."""
     for g in range(1, GAMES + 1):
-        fed.write(f"p{2 * g - 1:02d}@players.example", f"1. e2-e4\n{SIGNATURE}", at(2, 9))
+        fed.write(f"p{2 * g - 1:02d}@players.example", f"1. e2-e4\n{SIGNATURE}", when or at(2, 9))
 
 
 def played(fed: Federation) -> dict[int, list[str]]:
@@ -120,7 +126,6 @@ def move_mails(fed: Federation) -> dict[str, int]:
 def poll(fed: Federation, *prefix: str) -> subprocess.CompletedProcess[str]:
     """``mailbot poll --once`` as a process, as an operator or a timer runs it."""
     assert fed.config_path is not None
-    logged_in()
     return subprocess.run(
         [*prefix, sys.executable, "-m", "mailbot", "-c", str(fed.config_path), "poll", "--once",
          "--now", at(3).isoformat()],
@@ -165,20 +170,45 @@ def fill(disk: Path, room: int) -> Path:
     return ballast
 
 
-@pytest.fixture
-def full_disk_federation(
-    tmp_path: Path, imap_account: ImapAccount, smtp_sink: SmtpSink
+@contextlib.contextmanager
+def full_disk(
+    tmp_path: Path, imap: ImapAccount, smtp: SmtpSink, start_list: str, moved: datetime.datetime
 ) -> Iterator[tuple[Federation, Path]]:
+    """A federation whose SQLite file lies on a small disk, White's first moves in the
+    inbox (arrived at ``moved``), and the ballast that fills the disk."""
     with small_disk(tmp_path / "disk", "3m") as disk:
         url = f"sqlite:///{disk / 'mailbot.db'}"
-        fed = Federation(url, imap_account, smtp_sink, start_list("FULL"), tmp_path)
+        fed = Federation(url, imap, smtp, start_list, tmp_path)
         try:
-            deliver_first_moves(fed)
+            deliver_first_moves(fed, moved)
             yield fed, fill(disk, 48 * 1024)
         finally:
             fed.close()
 
 
+@pytest.fixture
+def full_disk_federation(
+    tmp_path: Path, imap_account: ImapAccount, smtp_sink: SmtpSink
+) -> Iterator[tuple[Federation, Path]]:
+    """:func:`full_disk` of an event of 2026, polled with ``--now`` on 3 January."""
+    with full_disk(tmp_path, imap_account, smtp_sink, start_list("FULL"), at(2, 9)) as made:
+        yield made
+
+
+@pytest.fixture
+def full_disk_now(
+    tmp_path: Path, imap_account: ImapAccount, smtp_sink: SmtpSink
+) -> Iterator[tuple[Federation, Path]]:
+    """:func:`full_disk` for the daemon, which runs on the real date: an event that began
+    a week ago and runs for a year (:func:`faults.event_dates`), the moves arrived now."""
+    start, end = event_dates()
+    events = start_list("FULL", start, end)
+    moved = datetime.datetime.now(datetime.UTC)
+    with full_disk(tmp_path, imap_account, smtp_sink, events, moved) as made:
+        yield made
+
+
+@pytest.mark.slow
 def test_a_full_disk_stops_the_poll_and_no_move_is_lost(
     full_disk_federation: tuple[Federation, Path],
 ) -> None:
@@ -204,12 +234,13 @@ def test_a_full_disk_stops_the_poll_and_no_move_is_lost(
     assert_applied_once(fed)
 
 
+@pytest.mark.slow
 def test_the_daemon_waits_out_a_full_disk_and_resumes_by_itself(
-    full_disk_federation: tuple[Federation, Path],
+    full_disk_now: tuple[Federation, Path],
     daemons: Daemons,  # noqa: F811
     tmp_path: Path,
 ) -> None:
-    fed, ballast = full_disk_federation
+    fed, ballast = full_disk_now
     config = write_daemon_config(tmp_path / "daemon.yaml", fed.mapping)
     daemon = daemons.start(config)
     within(daemon, lambda: "cannot write: the disk or the quota is full" in daemon.output(), 60,
@@ -234,6 +265,7 @@ def test_the_daemon_waits_out_a_full_disk_and_resumes_by_itself(
 WITHOUT_ROOTS_POWERS = ("setpriv", "--bounding-set=-all", "--inh-caps=-all")
 
 
+@pytest.mark.slow
 def test_a_read_only_database_file_stops_the_poll_until_its_mode_is_fixed(
     tmp_path: Path, imap_account: ImapAccount, smtp_sink: SmtpSink
 ) -> None:
@@ -297,6 +329,7 @@ def read_only_role() -> Iterator[tuple[str, Callable[[bool], None]]]:
         admin.dispose()
 
 
+@pytest.mark.slow
 def test_a_read_only_postgresql_server_stops_the_poll_until_it_takes_writes(
     tmp_path: Path,
     imap_account: ImapAccount,

@@ -25,12 +25,13 @@ from mailservers import ImapAccount, SmtpSink
 
 from mailbot.cli import main
 from mailbot.config import config_from_mapping
-from mailbot.courier import deliver
-from mailbot.health import POLL, SWEEP, beat
 from mailbot.mail.postman import Postman
-from mailbot.metrics import StoreCollector
+from mailbot.mail.wire import compose
+from mailbot.shell.courier import deliver
+from mailbot.shell.health import POLL, SWEEP, beat
+from mailbot.shell.metrics import StoreCollector
 from mailbot.store.models import Outbox
-from mailbot.store.outbox import compose, queue
+from mailbot.store.outbox import outgoing, queue
 
 START_LIST = """
 index: OB-1
@@ -243,7 +244,7 @@ def test_compose_folds_long_subjects_and_keeps_the_spaces(subject: str) -> None:
         event="notice",
         created_at=at(2),
     )
-    data = compose(row, f"Федерация <{BOT}>", smtputf8=True)
+    data = compose(outgoing(row), f"Федерация <{BOT}>", smtputf8=True)
     assert max(len(line) for line in data.split(b"\r\n")) <= 78
     parsed = email.message_from_binary_file(io.BytesIO(data), policy=email.policy.default)
     assert parsed["Subject"] == row.subject
@@ -361,6 +362,7 @@ def warned(bench: Bench) -> dict[str, float]:
     }
 
 
+@pytest.mark.slow
 def test_a_refused_reply_to_a_stranger_warns_until_it_is_dismissed(
     bench: Bench, tmp_path: Path, store_url: str
 ) -> None:

@@ -18,9 +18,12 @@ import pytest
 from harness import Federation, text_of
 from mailservers import ImapAccount, SmtpSink
 
-from mailbot.courier import deliver
 from mailbot.desk.sweep import sweep
 from mailbot.mail.postman import Postman
+from mailbot.shell.courier import deliver
+
+#: every test here takes more than a second (pyproject.toml: markers)
+pytestmark = pytest.mark.slow
 
 UTC = datetime.UTC
 TD = "td@federation.example"
@@ -117,3 +120,7 @@ def test_the_mate_reaches_the_loser_like_every_move(fed: Federation) -> None:
     assert "2. g2-g4 Дd8-h4#; 4.3. – 5.3. – 5.3. = 0 дней" in text  # the game's notation
     mover = [m for m in fed.received(IVAN) if m.message["X-Mailbot-Event"] == "game-over"]
     assert "2. g2-g4 Дd8-h4#" in text_of(mover[0])
+    # the PGN's comments in each reader's words (the dates stay in [%ccsnt])
+    assert '[CorrespondenceTime "50 дней/10 ходов"]' in text
+    assert "0 дней" in text.partition("[Event ")[2] and " дни" not in text
+    assert '[CorrespondenceTime "50 дни/10 хода"]' in text_of(mover[0])

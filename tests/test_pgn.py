@@ -19,7 +19,6 @@ from mailbot.rules.pgn import (
     PenaltyNote,
     PgnExportError,
     export,
-    export_many,
     mode_for,
     surname_first,
 )
@@ -222,17 +221,6 @@ def test_quotes_in_names_are_escaped() -> None:
     assert '[White "Ivan \\"Vanya\\" Ivanov"]' in text
 
 
-def test_a_whole_tournament() -> None:
-    first = record(timed(moves_of(EVERITT_WANG)))
-    second = record(timed(moves_of("1. e4 e5 2. Nf3 *")), result="*", termination=None)
-    text = export_many([first, second])
-    assert "0-1\n\n[Event " in text
-    handle = io.StringIO(text)
-    games = [chess.pgn.read_game(handle), chess.pgn.read_game(handle)]
-    assert chess.pgn.read_game(handle) is None
-    assert [g.headers["Result"] for g in games if g is not None] == ["0-1", "*"]
-
-
 def test_an_illegal_move_is_refused() -> None:
     bad = [MoveRecord(chess.Move.from_uci("e2e5"), None, START, 0)]
     with pytest.raises(PgnExportError, match="not legal"):
@@ -260,6 +248,33 @@ def test_email_addresses_are_never_exported_and_the_rest_of_the_name_is_kept() -
     assert headers["White"] == "Ivan Ivanov"
     assert headers["Black"] == "Petar Petrov"
     assert headers["Annotator"] == "?"
+
+
+def test_a_mailed_pgn_carries_the_bots_address_and_no_other() -> None:
+    """The PGN a move mail carries names the arbiter in ``WhiteNA``/``BlackNA`` (so a
+    program's e-mail mode answers the bot), with ``Mode "EM"`` whatever the profile
+    and ``CmailGameName``; every other address stays out, the arbiter's too where it
+    is not those tags' own."""
+    text = export(
+        record(
+            [],
+            white="Ivan Ivanov <ivanov@example.org>",
+            mode="PM",
+            game_id="BG-2026-E1/3",
+            arbiter="cc@federation.example",
+            extra_tags={"Annotator": "cc@federation.example"},
+        )
+    )
+    headers = read(text).headers
+    assert (headers["WhiteNA"], headers["BlackNA"]) == ("cc@federation.example",) * 2
+    assert (headers["Mode"], headers["CmailGameName"]) == ("EM", "BG-2026-E1-3")
+    assert (headers["White"], headers["Annotator"]) == ("Ivan Ivanov", "?")
+    assert text.count("@") == 2
+    with pytest.raises(PgnExportError, match="not a bare address"):
+        export(record([], arbiter="Bot <cc@federation.example>"))
+    # a domain of another script goes as the SMTP path carries it (punycode)
+    idn = read(export(record([], arbiter="cc@xn--e1afmkfd.xn--90ae"))).headers
+    assert idn["WhiteNA"] == "cc@xn--e1afmkfd.xn--90ae"
 
 
 def test_extra_tags_follow_and_cannot_replace_ours() -> None:

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+from migrated import migrated
 from sqlalchemy import update
 from test_cli import START_LIST, run, write_config
 
@@ -31,11 +32,13 @@ def config(store_url: str, tmp_path: Path) -> str:
     path = str(write_config(tmp_path, store_url))
     start_list = tmp_path / "start.yaml"
     start_list.write_text(START_LIST, encoding="utf-8")
+    migrated(store_url)  # init finds the schema made: a copy of the template
     assert run("-c", path, "init")[0] == 0
     assert run("-c", path, "tournament", "import", str(start_list))[0] == 0
     return path
 
 
+@pytest.mark.slow
 def test_a_link_planted_where_the_site_writes_its_part_file_is_never_followed(
     config: str, tmp_path: Path
 ) -> None:
@@ -54,6 +57,7 @@ def test_a_link_planted_where_the_site_writes_its_part_file_is_never_followed(
 
 
 @pytest.mark.parametrize("planted", ["index.html", "BG-2026-E1.pgn", "folder"])
+@pytest.mark.slow
 def test_a_symlinked_page_or_folder_is_refused_in_one_line(
     config: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], planted: str
 ) -> None:
@@ -76,6 +80,7 @@ def test_a_symlinked_page_or_folder_is_refused_in_one_line(
     assert sorted(os.listdir(victim)) == ["keep.txt"]
 
 
+@pytest.mark.slow
 def test_a_symlinked_dispute_file_folder_is_refused(
     config: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -115,6 +120,7 @@ def test_a_restored_index_that_names_the_parent_writes_nothing_there(
 @pytest.mark.parametrize(
     "tag", ["BG-2026-E1/²", "BG-2026-E1/٣", "../x/1", "BG-2026-E1/99999999999"]
 )
+@pytest.mark.slow
 def test_a_game_tag_that_is_no_plain_index_and_number_is_refused_in_one_line(
     config: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, tag: str
 ) -> None:

@@ -15,14 +15,20 @@ import pytest
 from deskbench import AUTHSERV, BLACK, BOT, GREY, IVAN, TD, WHITE, Bench, at
 from sqlalchemy import select
 
+from mailbot.compose.catalogue import say_kept
 from mailbot.desk import pipeline
 from mailbot.desk.pipeline import Desk, Outcome, StoreUnavailable
 from mailbot.mail.inbox import Fetched
 from mailbot.mail.letters import read_letter
 from mailbot.store.engine import make_engine, session_factory
-from mailbot.store.models import HeldOrder
+from mailbot.store.models import HeldOrder, InboundMessage
 
 GAME = "[PX-1/1] move"
+
+
+def reason_of(row: InboundMessage) -> str:
+    """Why the bot did not act on a message, as the logs and the quarantine list say it."""
+    return say_kept("en", row.reason_phrase, row.reason)
 
 
 @pytest.fixture
@@ -104,6 +110,7 @@ def test_a_failing_message_is_retried_then_quarantined_and_the_others_go_on(
     assert len(bench.outbox(to=TD, event="error")) == 1
 
 
+@pytest.mark.slow
 def test_a_message_over_its_time_budget_is_set_aside_at_once_and_the_batch_goes_on(
     bench: Bench, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -152,6 +159,7 @@ def test_an_unreachable_database_stops_the_pass_and_counts_no_attempt(bench: Ben
 # Nothing dropped silently
 
 
+@pytest.mark.slow
 def test_a_reused_message_id_is_new_mail_and_a_copy_is_not(bench: Bench) -> None:
     mid = "<same@players.example>"
     move = bench.message(WHITE, "1. e2-e4", subject=GAME, message_id=mid)
@@ -198,12 +206,13 @@ def nested(depth: int, sender: str) -> bytes:
         ),
     ],
 )
+@pytest.mark.slow
 def test_a_player_whose_message_cannot_be_read_is_told(bench: Bench, message: bytes) -> None:
     assert bench.receive(message, at(2)) is Outcome.HANDLED
     (answer,) = bench.outbox(to=WHITE)
     assert answer.subject == "[PX-1] Your message could not be read"
     assert "could not be read" in answer.text_body
-    assert bench.last_inbound().reason == "the message could not be read"
+    assert reason_of(bench.last_inbound()) == "the message could not be read"
     assert bench.plies(1) == []
 
 
@@ -226,6 +235,7 @@ def test_a_move_in_the_subject_alone_and_a_lower_case_piece_letter(bench: Bench)
     assert bench.plies(2) == ["g1f3", "g8f6"]
 
 
+@pytest.mark.slow
 def test_an_idn_address_is_one_player_in_either_form(bench: Bench) -> None:
     bench.send(GREY, "1. e2-e4", at(2), subject="[PX-1/2] move")
     assert bench.send("Ivan@XN--E1AFMKFD.XN--90AE", "1... e7-e5", at(3), subject="[PX-1/2] х")
@@ -260,7 +270,7 @@ MACHINE = [
 @pytest.mark.parametrize("message", MACHINE, ids=range(len(MACHINE)))
 def test_machine_mail_is_never_answered(bench: Bench, message: bytes) -> None:
     assert bench.receive(message, at(2)) is Outcome.IGNORED
-    assert bench.last_inbound().reason.startswith("automatic mail: ")  # type: ignore[union-attr]
+    assert reason_of(bench.last_inbound()).startswith("automatic mail: ")
     assert bench.outbox() == []
     assert bench.plies(1) == []
 
@@ -296,7 +306,7 @@ def test_a_from_that_hides_another_address_is_refused(
 ) -> None:
     message = raw(f"From: {sender}", f"Subject: {GAME}", body="forfeit PX-1/1 black\n1. e2-e4")
     assert bench.receive(message, at(2)) is Outcome.IGNORED
-    assert bench.last_inbound().reason == reason
+    assert reason_of(bench.last_inbound()) == reason
     assert bench.outbox() == []
     assert bench.plies(1) == [] and bench.game(1) == (None, 0)
 
@@ -304,7 +314,7 @@ def test_a_from_that_hides_another_address_is_refused(
 def test_two_from_fields_are_refused(bench: Bench) -> None:
     message = raw(f"From: {WHITE}", "From: eve@evil.example", f"Subject: {GAME}")
     assert bench.receive(message, at(2)) is Outcome.IGNORED
-    assert bench.last_inbound().reason == "the message has several From fields"
+    assert reason_of(bench.last_inbound()) == "the message has several From fields"
 
 
 def results(verdicts: list[str]) -> list[tuple[str, str]]:
@@ -447,12 +457,15 @@ def test_a_responder_that_answers_everything_gets_two_answers_a_day(bench: Bench
     for hour in range(9, 17):
         bench.send(WHITE, text, at(2, hour), subject=f"Re: {GAME}")
     assert len(bench.outbox(to=WHITE)) == 2
-    assert bench.last_inbound().reason == "the same text came three times in a day (a mail loop?)"
+    assert (
+        reason_of(bench.last_inbound()) == "the same text came three times in a day (a mail loop?)"
+    )
     # a different text is answered at once
     bench.send(WHITE, "1. e2-e4", at(2, 18), subject=GAME)
     assert bench.plies(1) == ["e2e4"] and len(bench.outbox(to=WHITE)) == 3
 
 
+@pytest.mark.slow
 def test_a_quote_bomb_is_read_in_bounded_space(bench: Bench) -> None:
     """80,000 nested quotes in 1 MB of HTML: the text is cut, the quotes marked 20 deep."""
     body = "<div>1. e2-e4</div>" + "<blockquote>x" * 80_000
@@ -465,6 +478,7 @@ def test_a_quote_bomb_is_read_in_bounded_space(bench: Bench) -> None:
 
 
 @pytest.mark.parametrize("bomb", ["<a b='", "<!--", "<a ", "<![CDATA[", "<div><b>"])
+@pytest.mark.slow
 def test_a_megabyte_of_unclosed_html_is_read_in_linear_time(bench: Bench, bomb: str) -> None:
     """1 MB of unclosed tags or comments after the move: the standard library's
     html.parser took 33 s on 120 kB of ``<a b='`` (and minutes on 1 MB); the
@@ -480,6 +494,7 @@ def test_a_megabyte_of_unclosed_html_is_read_in_linear_time(bench: Bench, bomb: 
     assert bench.plies(1) == ["e2e4"]
 
 
+@pytest.mark.slow
 def test_a_megabyte_of_moves_is_read_from_its_first_twenty_thousand_characters(
     bench: Bench,
 ) -> None:
@@ -497,6 +512,7 @@ def test_a_megabyte_of_moves_is_read_from_its_first_twenty_thousand_characters(
     assert bench.outbox(to=BLACK)[-1].text_body.count("e2-e4") < 5
 
 
+@pytest.mark.slow
 def test_strangers_poison_tells_the_director_once_a_day(
     bench: Bench, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -29,7 +29,10 @@ CORE = (
     "mail/mime",
     "mail/quoting",
     "mail/storable",
+    "mail/wire",
     "compose/diagram",
+    "xfcc/soap",
+    "xfcc/wsdl",
 )
 FORBIDDEN_CALLS = {
     ("datetime", "now"),
@@ -53,6 +56,7 @@ FORBIDDEN_IMPORTS = {
     "urllib",
     "http",
     "mailbot.store",
+    "mailbot.shell",
     "mailbot.mail.inbox",
     "mailbot.store.outbox",
     "mailbot.mail.postman",

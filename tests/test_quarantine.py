@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 import chess.pgn
 import pytest
 import yaml
-from harness import Federation, logged_in, text_of
+from harness import Federation, text_of
 from mailservers import ImapAccount, Received, SmtpSink, free_port
 from sqlalchemy import select
 
@@ -95,10 +95,7 @@ def run_cli(fed: Federation, *args: str, config: Path | None = None) -> tuple[in
     path = config or fed.config_path
     assert path is not None
     out = io.StringIO()
-    try:
-        code = main(["-c", str(path), *args], stdout=out)
-    finally:
-        logged_in()
+    code = main(["-c", str(path), *args], stdout=out)
     return code, out.getvalue()
 
 
@@ -173,6 +170,7 @@ def put_in_quarantine_by_hand(fed: Federation, raw: bytes, arrived: datetime.dat
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_quarantined_move_is_listed_released_and_played_once(
     fed: Federation, failing: set[str]
 ) -> None:
@@ -225,6 +223,7 @@ def test_a_quarantined_move_is_listed_released_and_played_once(
     assert len(fed.received(TD)) == 1
 
 
+@pytest.mark.slow
 def test_a_message_in_the_folder_that_nothing_records_is_listed_and_released(
     fed: Federation,
 ) -> None:
@@ -256,6 +255,7 @@ def test_a_message_in_the_folder_that_nothing_records_is_listed_and_released(
     assert arrivals(fed, "Processed") == [at(4, 18)]
 
 
+@pytest.mark.slow
 def test_release_all_puts_every_message_back_even_one_gone_from_the_folder(
     fed: Federation, failing: set[str]
 ) -> None:
@@ -328,6 +328,7 @@ def test_release_all_puts_every_message_back_even_one_gone_from_the_folder(
     assert (code, out) == (0, "no message in quarantine\n")
 
 
+@pytest.mark.slow
 def test_an_id_that_names_no_message_in_quarantine_exits_2(
     fed: Federation, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -356,6 +357,7 @@ def test_an_id_that_names_no_message_in_quarantine_exits_2(
     assert "usage: mailbot quarantine" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_with_imap_down_the_list_shows_the_databases_messages_and_exits_1(
     fed: Federation, failing: set[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -108,6 +108,7 @@ def with_new_id(raw: bytes) -> bytes:
     return msg.as_bytes(policy=email.policy.SMTPUTF8)
 
 
+@pytest.mark.slow
 def test_old_mail_sent_again_weeks_later_is_answered_and_plays_nothing(bench: Bench) -> None:
     white_first, black_first = play_three_moves(bench)
     penalties_before = bench.game(1)
@@ -128,7 +129,31 @@ def test_old_mail_sent_again_weeks_later_is_answered_and_plays_nothing(bench: Be
     assert not [r for r in bench.outbox(to=BLACK) if r.event == "move" and r.created_at > day(26)]
 
 
+@pytest.mark.slow
+def test_old_mail_sent_again_in_one_batch_with_new_moves_is_told_apart(bench: Bench) -> None:
+    """A pass that reads the old mail in one batch with new moves, and the same words
+    written anew in that batch, judges each as it judges them one at a time."""
+    white_first, _black_first = play_three_moves(bench)
+    when = day(26)
+    batch = [
+        with_new_id(white_first),  # old mail: nothing played
+        letter(WHITE, "Ke1-e2", when - datetime.timedelta(minutes=9)),
+        letter(BLACK, "Ke8-e7", when - datetime.timedelta(minutes=8)),
+        letter(WHITE, "Ke2-e1", when - datetime.timedelta(minutes=7)),
+        letter(BLACK, "Ke7-e8", when - datetime.timedelta(minutes=6)),
+        letter(WHITE, "Ke1-e2", when - datetime.timedelta(minutes=5)),  # written anew
+    ]
+    fetched = [Fetched("INBOX", 1, uid, raw, when) for uid, raw in enumerate(batch, start=10)]
+    assert bench.desk.receive_all(fetched, when) == [Outcome.HANDLED] * len(batch)
+    assert bench.plies(1) == [
+        "g1f3", "e7e5", "e2e4", "b8c6", "e1e2", "e8e7", "e2e1", "e7e8", "e1e2"
+    ]  # fmt: skip
+    (again,) = [r for r in bench.outbox(to=WHITE) if "again" in r.subject]
+    assert "repeats, word for word, your message received on 2.3.2026" in again.text_body
+
+
 @pytest.mark.parametrize("gap", [datetime.timedelta(days=1), datetime.timedelta(minutes=3)])
+@pytest.mark.slow
 def test_the_same_words_written_anew_are_a_new_move(bench: Bench, gap: datetime.timedelta) -> None:
     """Kings that shuttle: White writes "Ke1-e2" twice in one game, each when it is
     written (a day apart, or minutes apart when both players sit at their mail),

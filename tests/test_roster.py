@@ -270,7 +270,8 @@ def test_a_conditional_reply_leaves_the_mover_to_move_and_both_mails_say_so(
         assert "например „" in to_ivan.text_body
         (to_bella,) = since(b, BLACK, before, "move")
         text = to_bella.text_body
-        assert "Your conditional line answered with 2... Nb8-c6: it is Иван Иванов's move" in text
+        said = "Your conditional line answered with 2... Nb8-c6: it is the move of Иван Иванов"
+        assert said in text
         assert "It is your move" not in text and "Reply to this message with your move" not in text
     finally:
         b.close()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from mailbot.service import Service
+from mailbot.shell.service import Service
 
 UNIT = Path(__file__).resolve().parent.parent / "systemd" / "mailbot.service"
 
@@ -32,7 +32,7 @@ def test_the_unit_verifies_without_a_warning(tmp_path: Path) -> None:
     mailbot = shutil.which("mailbot")
     assert mailbot is not None, "the package is installed with its `mailbot` command"
     unit = tmp_path / "mailbot.service"
-    unit.write_text(UNIT.read_text().replace("/usr/local/bin/mailbot", mailbot))
+    unit.write_text(UNIT.read_text().replace("/opt/mailbot/bin/mailbot", mailbot))
     done = subprocess.run(
         [analyze, "verify", str(unit)], capture_output=True, text=True, timeout=60
     )

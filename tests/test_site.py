@@ -38,7 +38,7 @@ from deskbench import Bench
 from sqlalchemy import select as select_rows
 from sqlalchemy.orm import Session
 
-from mailbot.compose.notices import template_dir
+from mailbot.compose.catalogue import template_dir
 from mailbot.publish.report import UnknownGameError
 from mailbot.publish.site import BOARD_COLOURS, write_site
 from mailbot.store.engine import make_engine, session_factory
@@ -809,6 +809,7 @@ def browser(tmp_path: Path) -> Iterator[DevTools]:
         chrome.close()
 
 
+@pytest.mark.slow
 def test_chromium_shows_the_pages_without_errors_and_draws_the_board(
     browser: DevTools, site: Path
 ) -> None:

@@ -225,6 +225,7 @@ TAG_LINES = """(() => {
 
 
 @pytest.mark.parametrize("width", [1200, 400])
+@pytest.mark.slow
 def test_nothing_scrolls_sideways_and_tags_keep_to_one_line(
     chrome: DevTools, browser_cup: Path, tmp_path: Path, width: int
 ) -> None:
@@ -241,6 +242,7 @@ def test_nothing_scrolls_sideways_and_tags_keep_to_one_line(
         print(f"screenshot {name} at {width} px: {size[0]}x{size[1]} px, {len(shot)} bytes")
 
 
+@pytest.mark.slow
 def test_stepping_to_move_5_shows_the_position_after_it(
     chrome: DevTools, browser_cup: Path, tmp_path: Path
 ) -> None:

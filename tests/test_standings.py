@@ -68,11 +68,12 @@ def test_four_player_round_robin_worked_by_hand() -> None:
     assert [r.number for r in table.rows] == [1, 2, 3, 4]
     assert [r.start_number for r in table.rows] == [2, 1, 3, 4]
 
+    # the start number beside the place, as the site shows it; the columns follow the places
     text = render_crosstable(table)
     assert text.splitlines()[:5] == [
-        "Place  No  Player  1 2 3 4  Pts  Gms  Unf  +  =  -  SB",
-        "1       1  Bob     X 1 ½ ½    2    3    0  1  2  0   3",
-        "2       2  Ann     0 X 1 1    2    3    0  2  0  1   2",
+        "Place  No  Player  2 1 3 4  Pts  Gms  Unf  +  =  -  SB",
+        "1       2  Bob     X 1 ½ ½    2    3    0  1  2  0   3",
+        "2       1  Ann     0 X 1 1    2    3    0  2  0  1   2",
         "3-4     3  Cid     ½ 0 X ½    1    3    0  0  2  1  1½",
         "3-4     4  Dan     ½ 0 ½ X    1    3    0  0  2  1  1½",
     ]

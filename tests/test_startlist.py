@@ -64,6 +64,15 @@ def test_contract_example() -> None:
         (1, "ivanov", "petrov", 1, 1)
     ]
     assert s.player("petrov").name == "Petar Petrov"
+    assert s.director.gender is None  # the name tells it
+
+
+def test_the_director_may_carry_a_gender_as_a_player_does() -> None:
+    """``director: {name, email, gender: f}``: the start list's gender, for a name
+    that tells none (or another)."""
+    director = {"name": "Kim Lee", "email": "td@federation.example", "gender": "f"}
+    s = start_list_from_mapping(example(director=director))
+    assert (s.director.name, s.director.gender) == ("Kim Lee", "f")
 
 
 def test_result_is_immutable() -> None:
@@ -123,6 +132,18 @@ def test_rules_override_the_profile() -> None:
     assert s.profile.days_per_control == 40
     assert s.profile.oversteps_to_lose == 2
     assert dict(s.rules) == {"days_per_control": 40}
+
+
+def test_every_mistake_of_the_rules_overrides_is_its_own_line() -> None:
+    rules = {"days_per_control": "forty", "auto_forfeit": "yes", "colour": "red"}
+    with pytest.raises(StartListError) as caught:
+        start_list_from_mapping(example(rules=rules, end="soon"))
+    assert str(caught.value).splitlines() == [
+        "rules.days_per_control: must be a whole number",
+        "rules.auto_forfeit: must be true or false",
+        "rules.colour: unknown rule parameter",
+        "end: must be a date like 2026-03-01",
+    ]
 
 
 def test_timezone_defaults_to_the_profile_and_can_be_set() -> None:
@@ -208,6 +229,12 @@ ERRORS: list[tuple[str, Any, str, str]] = [
         example(director={"name": "T", "email": "t@x.org", "p": 1}),
         "director.p",
         "unknown",
+    ),
+    (
+        "director gender",
+        example(director={"name": "T", "email": "t@x.org", "gender": "w"}),
+        "director.gender",
+        "one of f, m",
     ),
     ("players missing", _without("players"), "players", "is required"),
     ("one player", example(players=players(1)), "players", "at least two"),

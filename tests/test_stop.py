@@ -33,8 +33,11 @@ from harness import Federation
 from mailservers import ImapAccount
 from sqlalchemy import select
 
-from mailbot.daemon import FORCE_STOP_AFTER
+from mailbot.shell.daemon import FORCE_STOP_AFTER
 from mailbot.store.models import Outbox
+
+#: every test here takes more than a second (pyproject.toml: markers)
+pytestmark = pytest.mark.slow
 
 UTC = datetime.UTC
 TD = "td@federation.example"

@@ -9,13 +9,14 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from deskbench import BOT, TD, Bench
+from migrated import migrated
 from sqlalchemy import CheckConstraint, Engine, func, inspect, select
 from sqlalchemy.exc import IntegrityError, StatementError
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.rules.clock import NaiveDatetimeError
 from mailbot.store.engine import describe_url, make_engine, session_factory
-from mailbot.store.kinds import OutboxStatus
+from mailbot.store.kinds import MailEvent, NoticeKind, OutboxStatus
 from mailbot.store.models import (
     Base,
     Game,
@@ -58,7 +59,7 @@ games: double-round-robin
 
 @pytest.fixture
 def engine(db_url: str) -> Iterator[Engine]:
-    upgrade(db_url)
+    migrated(db_url)
     engine = make_engine(db_url)
     yield engine
     engine.dispose()
@@ -123,6 +124,7 @@ def test_schema_differences_are_noticed(db_url: str) -> None:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_upgrade_is_idempotent_and_reversible(db_url: str) -> None:
     from alembic import command
 
@@ -131,7 +133,7 @@ def test_upgrade_is_idempotent_and_reversible(db_url: str) -> None:
     assert schema_revision(db_url) is None
     upgrade(db_url)
     upgrade(db_url)
-    assert schema_revision(db_url) == "0015"
+    assert schema_revision(db_url) == "0018"
     engine = make_engine(db_url)
     try:
         with engine.begin() as connection:
@@ -144,6 +146,7 @@ def test_upgrade_is_idempotent_and_reversible(db_url: str) -> None:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_upgrade_from_the_first_schema_keeps_the_mail(db_url: str) -> None:
     """0002 drops the uniqueness of Message-IDs and keeps every stored message."""
     upgrade(db_url, "0001")
@@ -166,7 +169,7 @@ def test_upgrade_from_the_first_schema_keeps_the_mail(db_url: str) -> None:
                 ],
             )
         upgrade(engine)
-        assert schema_revision(engine) == "0015"
+        assert schema_revision(engine) == "0018"
         assert schema_differences(engine) == []
         with session_factory(engine).begin() as session:
             assert len(session.scalars(select(InboundMessage)).all()) == 2
@@ -176,6 +179,7 @@ def test_upgrade_from_the_first_schema_keeps_the_mail(db_url: str) -> None:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_upgrade_from_0002_keeps_the_tournaments_with_the_old_behaviour(db_url: str) -> None:
     """0003 adds a gender (none), 0004 forwarded words (on, as the contract's default) and
     digests (off). On SQLite both ways copy the players table, which the games point at."""
@@ -188,7 +192,7 @@ def test_upgrade_from_0002_keeps_the_tournaments_with_the_old_behaviour(db_url: 
         columns = {c["name"] for c in inspect(engine).get_columns("players")}
         assert "digest" not in columns and "gender" not in columns
         upgrade(engine)
-        assert schema_revision(engine) == "0015"
+        assert schema_revision(engine) == "0018"
         assert schema_differences(engine) == []
         with session_factory(engine)() as session:
             t = session.scalars(select(Tournament)).one()
@@ -223,7 +227,7 @@ def test_0008_drops_the_unused_clock_columns_and_keeps_the_games_moves(db_url: s
             ).all()
         assert [tuple(r) for r in rows] == [(0, 1), (0, 1)]
         upgrade(engine)
-        assert schema_revision(engine) == "0015"
+        assert schema_revision(engine) == "0018"
         assert schema_differences(engine) == []
         columns = {c["name"] for c in inspect(engine).get_columns("games")}
         assert not columns & {"white_oversteps", "black_count_start_move"}
@@ -262,7 +266,7 @@ def test_0014_keeps_the_held_orders_both_ways_and_what_they_answer(db_url: str) 
             orders = connection.exec_driver_sql("SELECT status FROM held_orders").all()
         assert [tuple(r) for r in orders] == [("held",), ("held",)]
         upgrade(engine)
-        assert schema_revision(engine) == "0015"
+        assert schema_revision(engine) == "0018"
         assert schema_differences(engine) == []
         with session_factory(engine)() as session:
             answered = session.scalars(select(HeldOrder.answered_id)).all()
@@ -477,6 +481,38 @@ def test_notice_ledger_is_unique(
         assert len(session.scalars(select(Notice)).all()) == 2
 
 
+def test_a_notice_reads_back_as_its_kind(
+    sessions: sessionmaker[Session], tournament_id: int
+) -> None:
+    with sessions.begin() as session:
+        _add(session, Notice(tournament_id=tournament_id, kind="silence-report", key="4",
+                             created_at=NOW))  # fmt: skip
+    with sessions() as session:
+        assert session.scalars(select(Notice.kind)).one() is NoticeKind.SILENCE_REPORT
+
+
+@pytest.mark.parametrize("wrong", ["notice", "event"])
+def test_a_kind_of_notice_or_mail_that_does_not_exist_is_refused_at_the_flush(
+    sessions: sessionmaker[Session], tournament_id: int, wrong: str
+) -> None:
+    """A misspelt kind would be a new notice, sent a second time; a misspelt event, a
+    header the contract does not know. The table has no constraint on either: the
+    column refuses them before they are written."""
+    row: Notice | Outbox
+    if wrong == "notice":
+        row = Notice(tournament_id=tournament_id, kind="silence_report", key="4", created_at=NOW)
+    else:
+        row = Outbox(message_id="9.mailbot@federation.example", to_addrs=["a@example.org"],
+                     subject="s", text_body="t", event="moved", next_attempt_at=NOW,
+                     created_at=NOW)  # fmt: skip
+    with pytest.raises(StatementError) as caught, sessions.begin() as session:
+        _add(session, row)
+    assert isinstance(caught.value.orig, ValueError)
+    with sessions() as session:
+        assert session.scalars(select(Notice)).all() == []
+        assert session.scalars(select(Outbox)).all() == []
+
+
 def test_json_columns_round_trip(sessions: sessionmaker[Session], tournament_id: int) -> None:
     with sessions.begin() as session:
         game = session.scalars(select(Game).where(Game.number == 1)).one()
@@ -490,7 +526,7 @@ def test_json_columns_round_trip(sessions: sessionmaker[Session], tournament_id:
                 subject="[BG-2026-E1/1] Ivan Ivanov – Kolyo Kolev: move",
                 headers={"X-Mailbot-Event": "move", "X-Mailbot-Ply": "1"},
                 text_body="1. e2-e4",
-                event="move",
+                event=MailEvent.MOVE,
                 game_id=game.id,
                 next_attempt_at=NOW,
                 created_at=NOW,
@@ -504,6 +540,7 @@ def test_json_columns_round_trip(sessions: sessionmaker[Session], tournament_id:
         assert row.cc_addrs == ["td@federation.example"]
         assert row.subject.endswith("Kolyo Kolev: move")
         assert (row.status, row.attempts) == ("pending", 0)
+        assert row.event is MailEvent.MOVE
 
 
 def test_deleting_a_tournament_removes_its_rows(
@@ -522,15 +559,21 @@ def test_make_engine_and_helpers() -> None:
     assert (migrations_directory() / "versions" / "0001_initial.py").is_file()
 
 
-def test_0015_keeps_the_mail_given_up_both_ways_and_what_was_dismissed(db_url: str) -> None:
-    """0015 adds to each outbox row when it was dismissed: rows before it were dismissed
-    by no one; going back drops the column and keeps the rows."""
-    bench = Bench(db_url)  # at the newest revision
+def with_one_answer(db_url: str) -> Engine:
+    """The store at the newest revision with one row in the outbox (the answer to a
+    stranger), and an engine on it."""
+    bench = Bench(db_url)
     try:
         bench.send("stranger@example.net", "What a game!", NOW, subject="Hello")
     finally:
         bench.close()
-    engine = make_engine(db_url)
+    return make_engine(db_url)
+
+
+def test_0015_keeps_the_mail_given_up_both_ways_and_what_was_dismissed(db_url: str) -> None:
+    """0015 adds to each outbox row when it was dismissed: rows before it were dismissed
+    by no one; going back drops the column and keeps the rows."""
+    engine = with_one_answer(db_url)
     try:
         with session_factory(engine).begin() as session:
             (row,) = session.scalars(select(Outbox)).all()
@@ -543,10 +586,49 @@ def test_0015_keeps_the_mail_given_up_both_ways_and_what_was_dismissed(db_url: s
             kept = connection.exec_driver_sql("SELECT status, to_addrs FROM outbox").all()
         assert [r[0] for r in kept] == ["failed"] and "stranger@example.net" in str(kept[0][1])
         upgrade(engine)
-        assert schema_revision(engine) == "0015"
+        assert schema_revision(engine) == "0018"
         assert schema_differences(engine) == []
         with session_factory(engine)() as session:
             again = session.scalars(select(Outbox)).one()
             assert (again.status, again.dismissed_at) == ("failed", None)
+    finally:
+        engine.dispose()
+
+
+def test_0017_gives_the_rows_before_it_no_files_and_every_player_the_pgn(db_url: str) -> None:
+    """0017 adds the files of an outbox row (none for the rows before it) and whether a
+    player wants the PGN (every player does until ``pgn off``); going back drops both
+    columns and keeps the rows."""
+    engine = with_one_answer(db_url)
+    try:
+        downgrade(engine, "0016")
+        assert "attachments" not in {c["name"] for c in inspect(engine).get_columns("outbox")}
+        assert "pgn" not in {c["name"] for c in inspect(engine).get_columns("players")}
+        upgrade(engine)
+        assert schema_revision(engine) == "0018"
+        assert schema_differences(engine) == []
+        with session_factory(engine)() as session:
+            assert session.scalars(select(Outbox.attachments)).all() == [None]
+            assert {p.pgn for p in session.scalars(select(Player))} == {True}
+    finally:
+        engine.dispose()
+
+
+def test_0018_leaves_the_director_of_an_event_before_it_to_the_name(db_url: str) -> None:
+    """0018 adds the director's gender: an event before it has none (the name tells
+    it); going back drops the column and keeps the event."""
+    engine = with_one_answer(db_url)
+    try:
+        with session_factory(engine)() as session:
+            assert [t.director_gender for t in session.scalars(select(Tournament))] == [None]
+        downgrade(engine, "0017")
+        columns = {c["name"] for c in inspect(engine).get_columns("tournaments")}
+        assert "director_gender" not in columns and "director_name" in columns
+        upgrade(engine)
+        assert schema_revision(engine) == "0018"
+        assert schema_differences(engine) == []
+        with session_factory(engine)() as session:
+            names = [t.director_name for t in session.scalars(select(Tournament))]
+            assert names == ["Tom Director"]
     finally:
         engine.dispose()

@@ -14,6 +14,7 @@ import pytest
 import yaml
 from harness import text_of
 from mailservers import SmtpSink
+from migrated import migrated
 from sqlalchemy import func, select
 from test_cli import _environment, write_config  # noqa: F401 (fixture)
 from test_cli import run as run_cli
@@ -94,12 +95,14 @@ def counts(db_url: str) -> tuple[int, int, int]:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_a_double_round_robin_from_csv_sends_each_player_one_start_mail(
     store_url: str, tmp_path: Path, smtp_sink: SmtpSink
 ) -> None:
     config = smtp_config(tmp_path, store_url, smtp_sink)
     (tmp_path / "players.csv").write_text(players_csv(), encoding="utf-8")
     (tmp_path / "start.yaml").write_text(HEAD, encoding="utf-8")
+    migrated(store_url)  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
 
     status, out = run("-c", config, "tournament", "import", str(tmp_path / "start.yaml"))
@@ -183,6 +186,7 @@ MISTAKES: list[tuple[str, str, str, str]] = [
 
 
 @pytest.mark.parametrize(("what", "yaml_change", "csv_change", "where"), MISTAKES)
+@pytest.mark.slow
 def test_a_mistake_is_named_with_file_line_and_column_and_nothing_is_created(
     store_url: str,
     tmp_path: Path,
@@ -203,6 +207,7 @@ def test_a_mistake_is_named_with_file_line_and_column_and_nothing_is_created(
         key = yaml_change.split(":")[0]
         text = re.sub(rf"^{key}: .*$", yaml_change, text, count=1, flags=re.M)
     (tmp_path / "start.yaml").write_text(text, encoding="utf-8")
+    migrated(store_url)  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
 
     status, out = run("-c", config, "tournament", "import", str(tmp_path / "start.yaml"))
@@ -213,6 +218,7 @@ def test_a_mistake_is_named_with_file_line_and_column_and_nothing_is_created(
     assert smtp_sink.messages == []
 
 
+@pytest.mark.slow
 def test_deleting_before_the_first_move_withdraws_the_start_mail_and_allows_a_new_import(
     store_url: str, tmp_path: Path
 ) -> None:
@@ -220,6 +226,7 @@ def test_deleting_before_the_first_move_withdraws_the_start_mail_and_allows_a_ne
     config = str(write_config(tmp_path, store_url))
     (tmp_path / "players.csv").write_text(players_csv(4), encoding="utf-8")
     (tmp_path / "start.yaml").write_text(HEAD, encoding="utf-8")
+    migrated(store_url)  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
     assert run("-c", config, "tournament", "import", str(tmp_path / "start.yaml"))[0] == 0
     assert counts(store_url) == (4, 12, 5)
@@ -239,10 +246,12 @@ def test_deleting_before_the_first_move_withdraws_the_start_mail_and_allows_a_ne
     assert status == 2 and "no tournament NOPE" in out
 
 
+@pytest.mark.slow
 def test_a_tournament_with_a_move_played_cannot_be_deleted(db_url: str, tmp_path: Path) -> None:
     config = str(write_config(tmp_path, db_url))
     (tmp_path / "players.csv").write_text(players_csv(4), encoding="utf-8")
     (tmp_path / "start.yaml").write_text(HEAD, encoding="utf-8")
+    migrated(db_url)  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
     assert run("-c", config, "tournament", "import", str(tmp_path / "start.yaml"))[0] == 0
     engine = make_engine(db_url)
@@ -289,12 +298,14 @@ def team_csv() -> str:
     return "\n".join(rows) + "\n"
 
 
+@pytest.mark.slow
 def test_a_team_event_pairs_boards_with_the_colours_of_art_20(
     store_url: str, tmp_path: Path
 ) -> None:
     config = str(write_config(tmp_path, store_url))
     (tmp_path / "players.csv").write_text(team_csv(), encoding="utf-8")
     (tmp_path / "start.yaml").write_text(TEAMS, encoding="utf-8")
+    migrated(store_url)  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
 
     status, out = run("-c", config, "tournament", "import", str(tmp_path / "start.yaml"))
@@ -353,6 +364,7 @@ def test_a_team_event_pairs_boards_with_the_colours_of_art_20(
         ("teams: []\n", "must list at least two teams"),
     ],
 )
+@pytest.mark.slow
 def test_team_mistakes_are_refused(
     store_url: str, tmp_path: Path, change: str, message: str
 ) -> None:
@@ -361,6 +373,7 @@ def test_team_mistakes_are_refused(
     data = yaml.safe_load(TEAMS)
     data.update(yaml.safe_load(change))
     (tmp_path / "start.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    migrated(store_url)  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
 
     status, out = run("-c", config, "tournament", "import", str(tmp_path / "start.yaml"))
@@ -376,7 +389,7 @@ def test_the_daemon_publishes_every_tournament_into_the_site_folder(
     from deskbench import BLACK, WHITE, Bench, at
 
     from mailbot.config import parse_config
-    from mailbot.daemon import publish_all
+    from mailbot.shell.daemon import publish_all
 
     bench = Bench(store_url)
     try:

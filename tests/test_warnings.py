@@ -21,7 +21,10 @@ from mailservers import ImapAccount, Received, SmtpSink
 
 from mailbot.desk.sweep import sweep
 from mailbot.mail.postman import Postman
-from mailbot.store.outbox import deliver_due
+from mailbot.shell.delivery import deliver_due
+
+#: every test here takes more than a second (pyproject.toml: markers)
+pytestmark = pytest.mark.slow
 
 SOFIA = datetime.timezone(datetime.timedelta(hours=3))
 START_LIST = """

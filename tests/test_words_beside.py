@@ -105,6 +105,7 @@ def _ready(b: Bench, name: str, game: int, white: str, black: str) -> None:
 
 @pytest.mark.parametrize("language", ["en", "bg", "ru"])
 @pytest.mark.parametrize("name", WORD_NAMES)
+@pytest.mark.slow
 def test_words_beside_a_word_reach_the_opponent(bench: Bench, name: str, language: str) -> None:
     game, white, black = BY_READER[language]
     _ready(bench, name, game, white, black)
@@ -122,6 +123,7 @@ def test_words_beside_a_word_reach_the_opponent(bench: Bench, name: str, languag
 
 @pytest.mark.parametrize("language", ["en", "bg", "ru"])
 @pytest.mark.parametrize("name", WORD_NAMES)
+@pytest.mark.slow
 def test_forward_messages_false_keeps_the_words_beside_a_word_home(
     store_url: str, name: str, language: str
 ) -> None:

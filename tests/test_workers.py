@@ -22,14 +22,22 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
+import pytest
 from harness import Federation
 from mailservers import ImapAccount, SmtpSink
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
+from mailbot.desk.pipeline import Desk
+from mailbot.mail.inbox import Mailbox
+from mailbot.shell.daemon import fixed_clock, policy_of, read_mailbox
 from mailbot.store.models import InboundMessage, Move, Outbox
+
+#: every test here takes more than a second (pyproject.toml: markers)
+pytestmark = pytest.mark.slow
 
 INDEX = "WK-1"
 PLAYERS = 10
@@ -153,4 +161,67 @@ def test_two_workers_apply_every_move_once_and_send_every_reply_once(
     # each message was handled by one worker: the workers' logs name it processed 80 times
     logs = [(tmp_path / f"{n}.err").read_text() for n in "ab"]
     assert sum(log.count(" processed") for log in logs) == 4 * GAMES
+    fed.close()
+
+
+def test_a_second_worker_files_nothing_while_the_first_files_its_batch(
+    postgres_url: str, imap_account: ImapAccount, smtp_sink: SmtpSink, tmp_path: Path
+) -> None:
+    """An IMAP ``MOVE`` is no atomic step between two sessions: Dovecot copies, then
+    expunges, so two workers moving one message at once each leave a copy in the done
+    folder (a run of the test above once found 100 messages there for 80). The worker
+    that handled a batch holds the mailbox's turn until the batch is filed; the other
+    waits for it, then finds the messages handled and gone from the inbox."""
+    today = datetime.datetime.now(datetime.UTC).date()
+    fed = Federation(postgres_url, imap_account, smtp_sink, _start_list(today), tmp_path)
+    now = datetime.datetime.now(datetime.UTC)
+    for number, (white, _) in enumerate(_pairs(), 1):
+        fed.write(_email(white), LINE[0], now, subject=f"[{INDEX}/{number}] move")
+
+    filing = threading.Event()  # the first worker has committed and is about to file
+    go_on = threading.Event()
+    filed_by_second: list[int] = []
+
+    class First(Mailbox):
+        def file_done(self, *uids: int) -> None:
+            filing.set()
+            go_on.wait(60)
+            super().file_done(*uids)
+
+    class Second(Mailbox):
+        def file_done(self, *uids: int) -> None:
+            filed_by_second.extend(uids)
+            super().file_done(*uids)
+
+    def waiting_for_the_turn() -> bool:
+        with fed.sessions() as session:
+            locks = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            return bool(session.scalar(text(locks)))
+
+    clock = fixed_clock(now)
+    outcomes: dict[str, object] = {}
+
+    def work(name: str, mailbox: Mailbox) -> None:
+        with mailbox:
+            outcomes[name] = read_mailbox(mailbox, Desk(fed.sessions, policy_of(fed.config)), clock)
+
+    first = threading.Thread(target=work, args=("first", First(fed.config.imap)))
+    second = threading.Thread(target=work, args=("second", Second(fed.config.imap)))
+    first.start()
+    try:
+        assert filing.wait(60), "the first worker never came to filing its batch"
+        second.start()
+        _wait(waiting_for_the_turn, 60, "the second worker to wait for the mailbox's turn")
+        assert filed_by_second == []
+    finally:
+        go_on.set()
+        first.join(60)
+        if second.is_alive() or second.ident is not None:
+            second.join(60)
+    assert outcomes["first"] == {"handled": GAMES}
+    assert outcomes["second"] == {"duplicate": GAMES}
+    assert fed.in_folder("Processed") == GAMES
+    assert fed.pending_in_inbox() == 0
+    with fed.sessions() as session:
+        assert session.scalar(select(func.count()).select_from(Move)) == GAMES
     fed.close()

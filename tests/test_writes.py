@@ -13,6 +13,7 @@ import ast
 import datetime
 from pathlib import Path
 
+import pytest
 import writeowner
 
 import mailbot
@@ -44,6 +45,7 @@ def writes_in(source: str) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_no_module_outside_the_store_writes_a_row() -> None:
     found = [
         f"{path.relative_to(PACKAGE)}:{w}"
@@ -54,6 +56,7 @@ def test_no_module_outside_the_store_writes_a_row() -> None:
     assert found == []
 
 
+@pytest.mark.slow
 def test_the_syntax_check_sees_each_kind_of_write() -> None:
     source = (
         "session.add(Game(id=1))\n"

@@ -18,6 +18,7 @@ from mailbot.commands.command import (
     now_arguments,
     show,
 )
+from mailbot.rules.languages import CODES
 
 log = logging.getLogger("mailbot")
 
@@ -30,18 +31,25 @@ def _status_arguments(parser: argparse.ArgumentParser) -> None:
         "Without an argument, a line per tournament with its counts and the games that\n"
         "need the director; with INDEX every game of that tournament (whose move, days\n"
         "running, days left to the next control, both clocks); with INDEX/N one game in\n"
-        "detail (position, moves with their dates and days).\n"
+        "detail (position, moves with their dates and days). Each tournament's lines are\n"
+        "in its language, or all in the one --language names.\n"
         "\n"
         "examples:\n"
         "  mailbot -c config.yaml status\n"
         "  mailbot -c config.yaml status BG-2026-E1\n"
-        "  mailbot -c config.yaml status BG-2026-E1/3",
+        "  mailbot -c config.yaml status BG-2026-E1/3\n"
+        "  mailbot -c config.yaml status BG-2026-E1 --language en",
     )
     parser.add_argument(
         "game",
         nargs="?",
         metavar="GAME|INDEX",
         help="INDEX/N for one game in detail, INDEX for one tournament's games",
+    )
+    parser.add_argument(
+        "--language",
+        choices=CODES,
+        help="the language of every line (default: each tournament's)",
     )
     now_arguments(parser)
 
@@ -60,11 +68,16 @@ def status(ctx: CommandContext, args: argparse.Namespace) -> int:
         index, number = report.split_tag(args.game) if args.game else ("", None)
     except report.UnknownGameError as exc:
         raise UsageError(str(exc)) from None
+    language = args.language
     if args.game and number is None:
-        return show(ctx, lambda session: report.tournament_status(session, index, ctx.now()))
+        return show(
+            ctx, lambda session: report.tournament_status(session, index, ctx.now(), language)
+        )
     if args.game:
-        return show(ctx, lambda session: report.game_status(session, args.game, ctx.now()))
-    return show(ctx, lambda session: report.overview(session, ctx.now()))
+        return show(
+            ctx, lambda session: report.game_status(session, args.game, ctx.now(), language)
+        )
+    return show(ctx, lambda session: report.overview(session, ctx.now(), language))
 
 
 def _pgn_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,10 +112,16 @@ def _standings_arguments(parser: argparse.ArgumentParser) -> None:
         "Prints the crosstable with Sonneborn-Berger (for a team event, the team table\n"
         "with match points and its tie-breaks).\n"
         "\n"
-        "example:\n"
-        "  mailbot -c config.yaml standings BG-2026-E1",
+        "examples:\n"
+        "  mailbot -c config.yaml standings BG-2026-E1\n"
+        "  mailbot -c config.yaml standings BG-2026-E1 --language en",
     )
     parser.add_argument("index", metavar="INDEX", help="the tournament")
+    parser.add_argument(
+        "--language",
+        choices=CODES,
+        help="the language of the whole table (default: the tournament's)",
+    )
 
 
 @COMMANDS.command(
@@ -114,7 +133,7 @@ def _standings_arguments(parser: argparse.ArgumentParser) -> None:
 def standings(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.publish import report
 
-    return show(ctx, lambda session: report.standings_of(session, args.index))
+    return show(ctx, lambda session: report.standings_of(session, args.index, args.language))
 
 
 def _site_arguments(parser: argparse.ArgumentParser) -> None:

@@ -42,7 +42,7 @@ def _poll_arguments(parser: argparse.ArgumentParser) -> None:
     "poll", help="one pass: fetch and handle new mail, send what is due", arguments=_poll_arguments
 )
 def poll(ctx: CommandContext, args: argparse.Namespace) -> int:
-    from mailbot.daemon import poll_once
+    from mailbot.shell.daemon import poll_once
 
     fix_now(ctx, args)
     engine = make_engine(ctx.settings.database)
@@ -75,10 +75,10 @@ def _sweep_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_sweep_arguments,
 )
 def sweep(ctx: CommandContext, args: argparse.Namespace) -> int:
-    from mailbot.courier import deliver
     from mailbot.desk.sweep import sweep as run_sweep
-    from mailbot.health import SWEEP, beat
     from mailbot.mail.postman import Postman
+    from mailbot.shell.courier import deliver
+    from mailbot.shell.health import SWEEP, beat
 
     fix_now(ctx, args)
     engine = make_engine(ctx.settings.database)
@@ -122,11 +122,12 @@ def _td_arguments(parser: argparse.ArgumentParser) -> None:
 def td(ctx: CommandContext, args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
+    from mailbot.compose.catalogue import say
     from mailbot.compose.notifier import Notifier
-    from mailbot.courier import deliver
     from mailbot.desk import director
     from mailbot.desk.work import Work
     from mailbot.mail.postman import Postman
+    from mailbot.shell.courier import deliver
     from mailbot.store.models import Tournament
 
     fix_now(ctx, args)
@@ -144,7 +145,7 @@ def td(ctx: CommandContext, args: argparse.Namespace) -> int:
             tournaments = session.scalars(select(Tournament)).all()
             work = Work(session, ctx.now())
             try:
-                done = str(director.carry_out(work, tournaments, order))
+                done = say("en", director.carry_out(work, tournaments, order))
             except director.OrderError as exc:
                 raise UsageError(str(exc)) from None
             Notifier(session, ctx.settings.smtp.sender, ctx.now()).tell(*work.events)
@@ -172,8 +173,8 @@ def td(ctx: CommandContext, args: argparse.Namespace) -> int:
     ),
 )
 def run(ctx: CommandContext, args: argparse.Namespace) -> int:
-    from mailbot.daemon import Daemon
     from mailbot.desk.sweep import sweep as run_sweep
+    from mailbot.shell.daemon import Daemon
 
     engine = make_engine(ctx.settings.database)
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from pathlib import Path
 
 from mailbot.commands.command import (
@@ -15,6 +16,7 @@ from mailbot.commands.command import (
     fix_now,
     now_arguments,
 )
+from mailbot.commands.progress import Bar
 from mailbot.mail.postman import compose_address
 from mailbot.store.engine import describe_place, make_engine, session_factory
 from mailbot.store.schema import schema_revision, upgrade
@@ -90,9 +92,9 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
 )
 def tournament_import(ctx: CommandContext, args: argparse.Namespace) -> int:
     from mailbot.compose.notifier import Notifier
-    from mailbot.courier import deliver
     from mailbot.mail.postman import Postman
     from mailbot.rules.events import TournamentStarted
+    from mailbot.shell.courier import deliver
 
     fix_now(ctx, args)
     path: Path = args.file
@@ -110,9 +112,11 @@ def tournament_import(ctx: CommandContext, args: argparse.Namespace) -> int:
     try:
         sessions = session_factory(engine)
         with sessions.begin() as session:
-            tournament = import_start_list(session, start_list, ctx.now())
-            players, games = len(tournament.players), len(tournament.games)
+            progress = Bar("games", sys.stderr)
+            tournament = import_start_list(session, start_list, ctx.now(), progress)
+            players, games = len(start_list.players), len(start_list.games)
             notifier = Notifier(session, config.smtp.sender, ctx.now())
+            notifier.progress = Bar("start mails", sys.stderr)
             notifier.tell(TournamentStarted(tournament.id))
             queued = len(notifier.queued)
         delivery = deliver(config, sessions, Postman(config.smtp), ctx.now())

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 import chess
 
 from mailbot.compose.bounce_mail import bounced_in
-from mailbot.compose.gamemail import game_summary, orientation
+from mailbot.compose.gamemail import director_of, game_summary, orientation
 from mailbot.compose.messages import director_notice, game_mail, mail
-from mailbot.compose.registry import tells
 from mailbot.mail.intent import help_words
 from mailbot.rules import events as ev
+from mailbot.store.kinds import MailEvent
 from mailbot.store.models import Game, Player
 from mailbot.store.outbox import bounced_moves
 from mailbot.store.record import board_of, language_for
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from mailbot.compose.notifier import Notifier
 
 
-@tells(ev.Answer)
 def answer(n: Notifier, e: ev.Answer) -> None:
     """An answer to the origin's sender: help, status, or why nothing was done."""
     origin = n.origin
@@ -37,15 +36,15 @@ def answer(n: Notifier, e: ev.Answer) -> None:
     index = details.pop("index", None)
     board: chess.Board | None = None
     if e.kind is ev.AnswerKind.HELP:
-        template, event = "help", "notice"
+        template, event = "help", MailEvent.NOTICE
         context: dict[str, Any] = {"words": help_words(language), "game": None}
     elif e.kind is ev.AnswerKind.STATUS:
-        template, event = "status", "status"
+        template, event = "status", MailEvent.STATUS
         context = _status(n, details, player)
         if g is not None:
             board = board_of(g, stack=1)
     else:
-        template, event = "notice", "notice"
+        template, event = "notice", MailEvent.NOTICE
         context = _notice(n, e.kind, details, g, player)
     context.update(details)
     if g is not None and index is None:
@@ -85,8 +84,9 @@ def _status(n: Notifier, details: dict[str, Any], player: Player | None) -> dict
     bounced = bounced_moves(n.session, [x.id for x, _ in games])
     return {
         "recipient": details.pop("recipient", player.name if player else ""),
-        # the reader may write from another address than the one the games know
-        "gender": player.gender if player else None,
+        # the reader may write from another address than the one the games know; the
+        # director's gender is the game mail's to give (the director asks of any game)
+        **({"gender": player.gender} if player else {}),
         "games": [
             {**game_summary(x, p), "bounced": bounced_in(x, p, bounced.get(x.id, {}))}
             for x, p in games
@@ -108,13 +108,13 @@ def _notice(
         context["gender"] = player.gender
     if g is not None:
         context["game"] = game_summary(g, player)
+        context.update(director_of(g.tournament))
     if "games" in details:
         summaries = [game_summary(x, p) for x, p in _games(n, details)]
         context["games"] = [s for s in summaries if s["result"] is None] or summaries
     return context
 
 
-@tells(ev.StrangerWrote)
 def stranger_wrote(n: Notifier, e: ev.StrangerWrote) -> None:
     g = n.game(e.game)
     director_notice(n, g, "stranger-copy", {"sender": e.sender, "body": e.body})

@@ -8,11 +8,11 @@ import datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from mailbot.compose.gamemail import captains_of, game_summary, orientation
+from mailbot.compose.gamemail import captains_of, director_reading, game_summary, orientation
 from mailbot.compose.messages import game_mail, mail
-from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
 from mailbot.rules.notation import Notation
+from mailbot.store.kinds import MailEvent
 from mailbot.store.models import Game, Outbox, Player, Tournament
 from mailbot.store.outbox import recipients_tournaments
 from mailbot.store.record import (
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from mailbot.compose.notifier import Notifier
 
 
-@tells(ev.Bounced)
 def bounced(n: Notifier, e: ev.Bounced) -> None:
     """A message never arrived: the mover of a move line, the TD, and the
     opponent at any other address hear of it; of any other message, the TD.
@@ -64,7 +63,7 @@ def bounced(n: Notifier, e: ev.Bounced) -> None:
             continue
         tz = ZoneInfo(t.timezone)
         details = {**context, "what": "other", "sent": local_date(sent, tz)}
-        if row.event == "start":
+        if row.event is MailEvent.START:
             details.update(what="start", start=t.start, games=_games_at(t, failed))
         if g is not None:
             details["game"] = game_summary(g)
@@ -74,9 +73,9 @@ def bounced(n: Notifier, e: ev.Bounced) -> None:
             n,
             template="notice",
             language=t.language,
-            context={"recipient": t.director_name, **details},
+            context={**director_reading(t), **details},
             to=[t.director_email],
-            event="bounce",
+            event=MailEvent.BOUNCE,
             index=t.index,
         )
 
@@ -125,7 +124,7 @@ def _move_bounced(
                      "gender": reader.gender, "game": game_summary(g, reader),
                      "move": _move_of(g, ply, notation_for(reader), uci)},
             to=to,
-            event="bounce",
+            event=MailEvent.BOUNCE,
             orientation=orientation(g, reader),
         )  # fmt: skip
 
@@ -139,10 +138,10 @@ def _bounce_to_director(n: Notifier, g: Game, context: dict[str, Any], failed: s
         g,
         template="notice",
         language=t.language,
-        context={**context, "recipient": t.director_name},
+        context={**context, **director_reading(t)},
         to=[t.director_email],
         cc=captains_of(g),
-        event="bounce",
+        event=MailEvent.BOUNCE,
     )
 
 
@@ -159,7 +158,7 @@ def _games_at(t: Tournament, addresses: set[str]) -> list[dict[str, Any]]:
 
 
 #: The events of mail that carries a move to the player who must answer it.
-_MOVE_LINES = frozenset({"move", "repeat"})
+_MOVE_LINES = frozenset({MailEvent.MOVE, MailEvent.REPEAT})
 
 
 def bounced_in(

@@ -4,7 +4,8 @@ The modules that decide pass a :class:`Phrase` (a code and its details), never
 prose; the sentence a reader sees is looked up in the reader's language, in
 ``templates/<language>/phrases.yaml``. A phrase is a format string whose
 ``{name}`` takes a detail and whose ``{name|one|few|many}`` takes the word
-for that number (Russian has three forms, Bulgarian and English two)::
+for that number (Russian has three forms, Bulgarian and English two); ``{name:gent}``
+(``datv``, ``ablt``) puts a name in a Russian case::
 
     >>> say("en", Phrase("order.penalty", {"days": 5, "colour": "white", "game": "X-1/3"}))
     '5 penalty days added to White in X-1/3 (art. 56)'
@@ -25,6 +26,7 @@ A code under ``referee.`` is a reason of the referee, written from its own table
 from __future__ import annotations
 
 import functools
+import importlib.resources
 import re
 import string
 from collections.abc import Mapping
@@ -33,23 +35,30 @@ from typing import Any
 
 import yaml
 
-from mailbot.rules import phrase as _phrase
+from mailbot.compose.grammar import Case, declined
 from mailbot.rules.languages import CODES, plural
 from mailbot.rules.phrase import Phrase
 from mailbot.rules.verdicts import REASONS, render_text
 
-__all__ = ["Phrase", "codes", "has", "say"]
+__all__ = ["Phrase", "codes", "has", "say", "say_kept", "template_dir"]
 
 
-def _folder() -> Path:
-    from mailbot.compose.notices import template_dir
+def template_dir() -> Path:
+    """The folder of the shipped templates: ``templates/`` beside ``mailbot/`` in a
+    checkout, else the installed ``mailbot/templates``.
 
-    return template_dir()
+    >>> (template_dir() / "en" / "phrases.yaml").is_file()
+    True
+    """
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "pyproject.toml").is_file() and (checkout / "templates").is_dir():
+        return checkout / "templates"
+    return Path(str(importlib.resources.files("mailbot.templates")))
 
 
 @functools.cache
 def _table(language: str) -> dict[str, str]:
-    path = _folder() / language / "phrases.yaml"
+    path = template_dir() / language / "phrases.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
     flat: dict[str, str] = {}
 
@@ -77,6 +86,7 @@ def has(language: str, code: str) -> bool:
 REFEREE = "referee."
 
 _COLOURISH = re.compile(r"(?:^|_)(?:colour|turn)$")
+_CASES = frozenset(str(case) for case in Case)
 
 
 class _Formatter(string.Formatter):
@@ -102,6 +112,12 @@ class _Formatter(string.Formatter):
             return "; ".join(say(self.language, v) for v in value), name
         return value, name
 
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        """``{player:gent}``: a name in a Russian case (:mod:`mailbot.compose.grammar`)."""
+        if format_spec in _CASES and isinstance(value, str):
+            return declined(value, Case(format_spec))
+        return super().format_field(value, format_spec)
+
 
 def say(language: str, phrase: Phrase) -> str:
     """``phrase`` in ``language`` (English where the language has no such phrase)."""
@@ -118,6 +134,20 @@ def say(language: str, phrase: Phrase) -> str:
     return _Formatter(language).vformat(template, (), dict(phrase.details))
 
 
+def say_kept(language: str, data: Mapping[str, Any] | None, text: str | None = None) -> str:
+    """A phrase the store kept (:meth:`Phrase.to_data`) in ``language``; without one, the
+    ``text`` kept beside it (a row kept before reasons were phrases holds its English).
+
+    >>> say_kept("en", {"code": "reason.echo", "details": {}}, "reason.echo")
+    'the same text came three times in a day (a mail loop?)'
+    >>> say_kept("en", None, "failed 3 times"), say_kept("en", None)
+    ('failed 3 times', '')
+    """
+    if data:
+        return say(language, Phrase.from_data(data))
+    return text or ""
+
+
 def _lookup(language: str, phrase: Phrase) -> str | None:
     """The phrase's template: its code, or (where the language writes each colour in its
     own words, as Russian does) its code for the colour it names."""
@@ -126,7 +156,3 @@ def _lookup(language: str, phrase: Phrase) -> str | None:
     if found is None and "colour" in phrase.details:
         found = table.get(f"{phrase.code}.{phrase.details['colour']}")
     return found
-
-
-#: Phrases in logs and on the command line are written in English by the catalogue.
-_phrase.ENGLISH[:] = [functools.partial(say, "en")]

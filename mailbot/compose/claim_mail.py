@@ -9,12 +9,12 @@ from zoneinfo import ZoneInfo
 
 import chess
 
-from mailbot.compose.gamemail import captains_of, game_summary, orientation
+from mailbot.compose.gamemail import captains_of, director_reading, game_summary, orientation
 from mailbot.compose.messages import director_notice, game_mail, reply_in_game, to_players
-from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
 from mailbot.rules.notation import Notation, write_move
 from mailbot.rules.phrase import Phrase
+from mailbot.store.kinds import MailEvent
 from mailbot.store.models import Claim, Game, Player
 from mailbot.store.record import (
     board_of,
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from mailbot.compose.notifier import Notifier
 
 
-@tells(ev.ClaimOpened)
 def claim_opened(n: Notifier, e: ev.ClaimOpened) -> None:
     """The packet to the TD and a notice to both players."""
     g = n.game(e.game)
@@ -42,6 +41,7 @@ def claim_opened(n: Notifier, e: ev.ClaimOpened) -> None:
     tz = ZoneInfo(t.timezone)
     board = board_of(g, stack=1)
     kind = claim.kind
+    event = MailEvent(kind)  # a silence or overstep claim: its event has the claim's name
     due = e.due.astimezone(tz).date()
     base = {
         "kind": kind,
@@ -61,14 +61,14 @@ def claim_opened(n: Notifier, e: ev.ClaimOpened) -> None:
         language=t.language,
         context={
             **base,
-            "recipient": t.director_name,
+            **director_reading(t),
             "audience": "director",
             **packet_context(g),
             "pgn": export_pgn(g),
         },
         to=[t.director_email],
         cc=captains_of(g),
-        event=kind,
+        event=event,
         board=board,
         extra={"X-Mailbot-Claim": str(claim.id), "X-Mailbot-Due": due.isoformat()},
     )
@@ -81,14 +81,13 @@ def claim_opened(n: Notifier, e: ev.ClaimOpened) -> None:
             language=language_for(player),
             context={**base, "recipient": player.name, "audience": audience},
             to=[player.email],
-            event=kind,
+            event=event,
             board=board,
             orientation=orientation(g, player),
             extra={"X-Mailbot-Due": due.isoformat()},
         )
 
 
-@tells(ev.DrawClaimed)
 def draw_claimed(n: Notifier, e: ev.DrawClaimed) -> None:
     g = n.game(e.game)
     details = {"player": n.player(e.player).name, "reason": e.reason, "fen": e.fen}
@@ -102,7 +101,6 @@ def draw_claimed(n: Notifier, e: ev.DrawClaimed) -> None:
     )
 
 
-@tells(ev.TablebaseClaimed)
 def tablebase_claimed(n: Notifier, e: ev.TablebaseClaimed) -> None:
     """003 part 1 art. 11b: the claim, with the tables' verdict, to the director."""
     g = n.game(e.game)
@@ -129,7 +127,6 @@ def tablebase_claimed(n: Notifier, e: ev.TablebaseClaimed) -> None:
     )
 
 
-@tells(ev.ComplaintMade)
 def complaint_made(n: Notifier, e: ev.ComplaintMade) -> None:
     """Art. 20, 22: the complaint goes to the director; both players hear of it."""
     g = n.game(e.game)
@@ -148,41 +145,37 @@ def complaint_made(n: Notifier, e: ev.ComplaintMade) -> None:
         extra={"X-Mailbot-Claim": str(e.claim)},
     )
     to_players(n,
-        g, "notice", "notice",
+        g, "notice", MailEvent.NOTICE,
         lambda p: {"kind": "complaint-sent", "player": player.name, "move": e.move,
                    "days": days, "yours": p.id == player.id,
                    "game": game_summary(g, p)},
     )  # fmt: skip
 
 
-@tells(ev.ClaimAnswered)
 def claim_answered(n: Notifier, e: ev.ClaimAnswered) -> None:
     g = n.game(e.game)
     player = n.player(e.player)
     context = {"kind": "claim-answer", "status": e.status, "reason": e.reason,
                "game": game_summary(g, player)}  # fmt: skip
-    reply_in_game(n, g, player, "notice", context, "notice")
+    reply_in_game(n, g, player, "notice", context, MailEvent.NOTICE)
 
 
-@tells(ev.DirectorDecided)
 def director_decided(n: Notifier, e: ev.DirectorDecided) -> None:
     """Both players hear what the director decided."""
     g = n.game(e.game)
     to_players(n,
-        g, "notice", "notice",
+        g, "notice", MailEvent.NOTICE,
         lambda p: {"kind": "director", "decision": _to_you(e.decision, g, p),
                    "game": game_summary(g, p)},
     )  # fmt: skip
 
 
-@tells(ev.AdjudicationCalled)
 def adjudication_called(n: Notifier, e: ev.AdjudicationCalled) -> None:
     g = n.game(e.game)
     context = {"kind": "call", "end": e.end, "due": e.due}
-    to_players(n, g, "adjudication", "notice", lambda p: context)
+    to_players(n, g, "adjudication", MailEvent.NOTICE, lambda p: context)
 
 
-@tells(ev.WithdrawalCalled)
 def withdrawal_called(n: Notifier, e: ev.WithdrawalCalled) -> None:
     """Art. 48, 52 note 1: the game goes to the arbiter; both players send a claim."""
     g = n.game(e.game)
@@ -190,11 +183,10 @@ def withdrawal_called(n: Notifier, e: ev.WithdrawalCalled) -> None:
     context = {"kind": "withdrawal", "player": withdrawn.name,
                "player_gender": withdrawn.gender, "due": e.due}  # fmt: skip
     # the withdrawn player reads of the withdrawal in the second person
-    to_players(n, g, "adjudication", "notice",
+    to_players(n, g, "adjudication", MailEvent.NOTICE,
                lambda p: {**context, "about_you": p.id == withdrawn.id})  # fmt: skip
 
 
-@tells(ev.AdjudicationPacket)
 def adjudication_packet(n: Notifier, e: ev.AdjudicationPacket) -> None:
     g = n.game(e.game)
     claim = n.session.get(Claim, e.claim)
@@ -207,7 +199,7 @@ def adjudication_packet(n: Notifier, e: ev.AdjudicationPacket) -> None:
         language=t.language,
         context={
             "kind": "packet",
-            "recipient": t.director_name,
+            **director_reading(t),
             "white_claim": claim.details.get("white"),
             "black_claim": claim.details.get("black"),
             "white_analysis": claim.details.get("white_analysis", ""),
@@ -218,17 +210,16 @@ def adjudication_packet(n: Notifier, e: ev.AdjudicationPacket) -> None:
             "due": e.due,
         },
         to=[t.director_email],
-        event="notice",
+        event=MailEvent.NOTICE,
         board=board_of(g, stack=1),
         extra={"X-Mailbot-Claim": str(claim.id)},
     )
 
 
-@tells(ev.AdjudicationClaimed)
 def adjudication_claimed(n: Notifier, e: ev.AdjudicationClaimed) -> None:
     g = n.game(e.game)
     context = {"kind": "received", "result": e.result, "due": e.due}
-    reply_in_game(n, g, n.player(e.player), "adjudication", context, "notice")
+    reply_in_game(n, g, n.player(e.player), "adjudication", context, MailEvent.NOTICE)
 
 
 def _to_you(decision: Phrase, g: Game, player: Player) -> Phrase:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 import chess
@@ -27,17 +27,17 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mailbot.compose.deadline_mail import warning_context
-from mailbot.compose.drafts import Draft
-from mailbot.compose.gamemail import game_summary
+from mailbot.compose.drafts import Draft, one_index
+from mailbot.compose.gamemail import director_reading, game_summary, pgn_file
 from mailbot.compose.messages import mail
 from mailbot.compose.notices import long_date
-from mailbot.compose.notifier import Notifier, one_index
-from mailbot.compose.registry import tells
+from mailbot.mail.attachments import Attachment
 from mailbot.mail.intent import said
 from mailbot.mail.letters import read_letter
 from mailbot.rules import clock, due
 from mailbot.rules import events as ev
 from mailbot.rules.phrase import Phrase
+from mailbot.store.kinds import MailEvent, NoticeKind
 from mailbot.store.models import Claim, Game, Move, Notice, Player, Tournament
 from mailbot.store.record import (
     color_name,
@@ -50,6 +50,9 @@ from mailbot.store.record import (
     tag_of,
     waiting,
 )
+
+if TYPE_CHECKING:
+    from mailbot.compose.notifier import Notifier
 
 __all__ = [
     "NEAR",
@@ -183,7 +186,6 @@ def _near(g: Game, now: datetime.datetime) -> Sequence[dict[str, Any]]:
     return out
 
 
-@tells(ev.DigestDue)
 def digest_due(n: Notifier, e: ev.DigestDue) -> None:
     """A player's daily digest: every game in play, the opponents' moves since the
     last one (with their art. 8 lines and what the opponents wrote)."""
@@ -192,6 +194,7 @@ def digest_due(n: Notifier, e: ev.DigestDue) -> None:
         return
     me = players[0]
     games: list[dict[str, Any]] = []
+    files: list[Attachment] = []  # the PGN of each game that moved
     for player in players:
         tz = ZoneInfo(player.tournament.timezone)
         style = notation_for(player)
@@ -209,6 +212,8 @@ def digest_due(n: Notifier, e: ev.DigestDue) -> None:
             summary["draw_offer"] = g.draw_offer_by == color_name(color_of(g, opponent))
             summary["said"] = [w for w in (words_of(m) for m in news) if w]
             games.append(summary)
+            if news:
+                files.extend(pgn_file(g, player, n.sender))
     warned = warnings_today(n.session, players, n.now)
     if not any(x["line"] for x in games) and not warned:
         return  # nothing new: no digest today
@@ -219,15 +224,16 @@ def digest_due(n: Notifier, e: ev.DigestDue) -> None:
                "today": n.now.astimezone(tz).date()}  # fmt: skip
     index = one_index([p.tournament for p in players])
     if warned:
-        _digest_with_warnings(n, me, context, warned, index)
+        _digest_with_warnings(n, me, context, warned, index, tuple(files))
         return
     mail(n,
         template="digest",
         language=language_for(me),
         context=context,
         to=[me.email],
-        event="digest",
+        event=MailEvent.DIGEST,
         index=index,
+        attachments=tuple(files),
     )  # fmt: skip
 
 
@@ -242,7 +248,7 @@ def warnings_today(
         today = clock.day_start(local_date(now, tz), tz)
         rows = session.scalars(
             select(Notice)
-            .where(Notice.player_id == player.id, Notice.kind == "warning")
+            .where(Notice.player_id == player.id, Notice.kind == NoticeKind.WARNING)
             .where(Notice.created_at >= today, Notice.created_at <= now)
             .order_by(Notice.id)
         )
@@ -256,8 +262,10 @@ def _digest_with_warnings(
     context: dict[str, Any],
     warned: Sequence[tuple[Notice, Player]],
     index: str | None,
+    files: tuple[Attachment, ...],
 ) -> None:
-    """The digest, and after it each of the day's warnings under its game's tag."""
+    """The digest, and after it each of the day's warnings under its game's tag; then the
+    games' ``files``."""
     language = language_for(me)
     digest = n.renderer.render("digest", language, context)
     parts = [(digest.what, digest)]
@@ -275,13 +283,13 @@ def _digest_with_warnings(
             subject=f"[{index}] {digest.what}" if index else digest.what,
             rendered=rendered,
             language=language,
-            event="digest",
+            event=MailEvent.DIGEST,
             headers={"Auto-Submitted": "auto-generated", "X-Mailbot-Event": "digest"},
+            attachments=files,
         )
     )
 
 
-@tells(ev.DirectorDigest)
 def director_digest_due(n: Notifier, e: ev.DirectorDigest) -> None:
     """The director's weekly view of the event: what needs watching."""
     t = n.tournaments([e.tournament])[0]
@@ -289,8 +297,8 @@ def director_digest_due(n: Notifier, e: ev.DirectorDigest) -> None:
         n,
         template="director-digest",
         language=t.language,
-        context={"recipient": t.director_name, **director_digest(t, e.since, n.now)},
+        context={**director_reading(t), **director_digest(t, e.since, n.now)},
         to=[t.director_email],
-        event="digest",
+        event=MailEvent.DIGEST,
         index=t.index,
     )

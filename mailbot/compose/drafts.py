@@ -16,12 +16,14 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from mailbot.compose.notices import Rendered
-from mailbot.store.engine import recent
-from mailbot.store.models import LATEST_MAIL, Game, Outbox
+from mailbot.mail.attachments import Attachment
+from mailbot.store.engine import pending, recent
+from mailbot.store.kinds import MailEvent
+from mailbot.store.models import LATEST_MAIL, Game, Outbox, Tournament
 from mailbot.store.outbox import UNDELIVERABLE
 from mailbot.store.record import tag_of
 
-__all__ = ["PER_GAME", "Draft", "heading", "last_mail_to"]
+__all__ = ["PER_GAME", "Draft", "heading", "last_mail_to", "one_index"]
 
 
 @dataclasses.dataclass
@@ -33,12 +35,14 @@ class Draft:
     subject: str
     rendered: Rendered
     language: str
-    event: str
+    event: MailEvent
     headers: dict[str, str]
     cc: Sequence[str] = ()
     game: Game | None = None
     #: Called with the row once it is queued.
     queued: Callable[[Outbox], None] | None = None
+    #: The files sent after the text (the game's PGN with a move).
+    attachments: tuple[Attachment, ...] = ()
 
     @property
     def batchable(self) -> bool:
@@ -77,7 +81,7 @@ def last_mail_to(session: Session, g: Game, address: str) -> str | None:
         if address in row.to_addrs and row not in deleted:
             return row.message_id
     rows: Sequence[tuple[str, list[str]]]
-    changed = any(isinstance(row, Outbox) for row in (*session.dirty, *deleted))
+    changed = pending(session, Outbox, new=False)
     if changed:
         session.flush()
     if not changed and g.id in recent(session).threads:  # read with the game
@@ -94,3 +98,15 @@ _LAST_MAIL = (
     .order_by(Outbox.id.desc())
     .limit(LATEST_MAIL)
 )
+
+
+def one_index(tournaments: Sequence[Tournament]) -> str | None:
+    """The index for the subject of a message about no single game: the
+    tournament's, when the recipient plays (or directs) in exactly one.
+
+    >>> from types import SimpleNamespace as T
+    >>> one_index([T(index="BG-2026-E1"), T(index="BG-2026-E1")]), one_index([])
+    ('BG-2026-E1', None)
+    """
+    indexes = {t.index for t in tournaments}
+    return indexes.pop() if len(indexes) == 1 else None

@@ -6,23 +6,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mailbot.compose.messages import game_mail, reply_in_game, to_players
-from mailbot.compose.registry import tells
+from mailbot.compose.gamemail import director_of
+from mailbot.compose.messages import game_mail, mail, reply_in_game, to_players
 from mailbot.rules import events as ev
+from mailbot.store.kinds import MailEvent
 from mailbot.store.record import language_for, profile_of
 
 if TYPE_CHECKING:
     from mailbot.compose.notifier import Notifier
 
 
-@tells(ev.LeaveAnswered)
 def leave_answered(n: Notifier, e: ev.LeaveAnswered) -> None:
     g = n.game(e.game)
     context = {"kind": e.kind, "start": e.start, "end": e.end, **e.details}
-    reply_in_game(n, g, n.player(e.player), "leave", context, "leave")
+    reply_in_game(n, g, n.player(e.player), "leave", context, MailEvent.LEAVE)
 
 
-@tells(ev.LeaveTaken)
 def leave_taken(n: Notifier, e: ev.LeaveTaken) -> None:
     g = n.game(e.game)
     t = g.tournament
@@ -42,30 +41,34 @@ def leave_taken(n: Notifier, e: ev.LeaveTaken) -> None:
                      "player_gender": player.gender, "start": e.start, "end": e.end,
                      "stops_all": profile_of(t).leave_stops_opponent},
             to=[address],
-            event="leave",
+            event=MailEvent.LEAVE,
         )  # fmt: skip
 
 
-@tells(ev.LeaveEnded)
 def leave_ended(n: Notifier, e: ev.LeaveEnded) -> None:
     g = n.game(e.game)
     player = n.player(e.player)
     opponent = g.black if player.id == g.white_id else g.white
     to_players(n,
-        g, "leave", "leave",
+        g, "leave", MailEvent.LEAVE,
         lambda p: {"kind": "ended", "player": player.name, "start": e.start,
                    "end": e.end, "yours": p.id == player.id},
         [player, opponent],
     )  # fmt: skip
 
 
-@tells(ev.ExtraLeave)
 def extra_leave(n: Notifier, e: ev.ExtraLeave) -> None:
-    g = n.game(e.game)
+    """Extra leave is the player's, not one game's: the mail carries the event's tag."""
     player = n.player(e.player)
-    to_players(n,
-        g, "leave", "leave",
-        lambda p: {"kind": "extra", "player": p.name, "days": e.days, "year": e.year,
-                   "yours": True},
-        [player],
-    )  # fmt: skip
+    context = {
+        "kind": "extra",
+        "recipient": player.name,
+        "gender": player.gender,
+        "player": player.name,
+        "days": e.days,
+        "year": e.year,
+        "yours": True,
+        **director_of(player.tournament),
+    }
+    mail(n, template="leave", language=language_for(player), context=context,
+         to=[player.email], event=MailEvent.LEAVE, index=player.tournament.index)  # fmt: skip

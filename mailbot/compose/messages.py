@@ -14,11 +14,15 @@ import chess
 from mailbot.compose.drafts import Draft, last_mail_to
 from mailbot.compose.gamemail import (
     captains_of,
+    director_of,
+    director_reading,
     game_headers,
     game_subject,
     game_summary,
     orientation,
 )
+from mailbot.mail.attachments import Attachment
+from mailbot.store.kinds import MailEvent
 from mailbot.store.models import Game, Outbox, Player
 from mailbot.store.record import color_of, language_for
 
@@ -47,6 +51,18 @@ def template_of(name: str, context: dict[str, Any]) -> str:
     return name
 
 
+def _with_genders(g: Game, reader: str, context: dict[str, Any]) -> dict[str, Any]:
+    """``context`` with the gender of its reader (at the address ``reader``) and of
+    the director: Bulgarian and Russian address a woman and a man, and speak of the
+    director, in different words."""
+    t = g.tournament
+    if "gender" not in context:
+        player = next((p for p in (g.white, g.black) if p.email == reader), None)
+        gender = player.gender if player is not None else None
+        context = {**context, "gender": t.director_gender if reader == t.director_email else gender}
+    return {**director_of(t), **context}
+
+
 def game_mail(
     n: Notifier,
     g: Game,
@@ -55,25 +71,22 @@ def game_mail(
     language: str,
     context: dict[str, Any],
     to: Sequence[str],
-    event: str,
+    event: MailEvent,
     cc: Sequence[str] = (),
     board: chess.Board | None = None,
     orientation: chess.Color = chess.WHITE,
     extra: dict[str, str] | None = None,
     reply: bool = False,
+    attachments: tuple[Attachment, ...] = (),
 ) -> None:
     """Render one message about ``g``, queued when the notifier's ``tell`` ends.
 
-    A ``reply`` answers the origin message (its thread); any other message
-    continues the recipient's thread of the game.
-    """
+    A ``reply`` answers the origin message (its thread), any other message continues
+    the recipient's thread of the game; ``attachments`` go after the text."""
     to = n.answerable(to)
     if not to:
         return
-    if "gender" not in context:
-        # Bulgarian and Russian address a woman and a man in different words
-        reader = next((p for p in (g.white, g.black) if p.email == to[0]), None)
-        context = {**context, "gender": reader.gender if reader is not None else None}
+    context = _with_genders(g, to[0], context)
     rendered = n.renderer.render(
         template_of(template, context),
         language,
@@ -104,6 +117,7 @@ def game_mail(
             event=event,
             headers=headers,
             game=g,
+            attachments=attachments,
         )
     )
 
@@ -115,14 +129,15 @@ def mail(
     language: str,
     context: dict[str, Any],
     to: Sequence[str],
-    event: str,
+    event: MailEvent,
     index: str | None = None,
     reply: bool = False,
     extra: dict[str, str] | None = None,
     queued: Callable[[Outbox], None] | None = None,
+    attachments: tuple[Attachment, ...] = (),
 ) -> None:
     """Render one message about no single game (``[INDEX] what``); ``queued`` is
-    called with its row once it is queued."""
+    called with its row once it is queued; ``attachments`` go after the text."""
     to = n.answerable(to)
     if not to:
         return
@@ -146,6 +161,7 @@ def mail(
         event=event,
         headers=headers,
         queued=queued,
+        attachments=attachments,
     )
     n.draft(draft)
 
@@ -166,11 +182,11 @@ def director_notice(
         g,
         template="notice",
         language=t.language,
-        context={"kind": kind, "recipient": t.director_name, "game": game_summary(g),
+        context={"kind": kind, **director_reading(t), "game": game_summary(g),
                  **context},
         to=[t.director_email],
         cc=captains_of(g),
-        event="notice",
+        event=MailEvent.NOTICE,
         board=board,
         extra=extra,
     )  # fmt: skip
@@ -180,7 +196,7 @@ def to_players(
     n: Notifier,
     g: Game,
     template: str,
-    event: str,
+    event: MailEvent,
     context: Callable[[Player], dict[str, Any]],
     players: Sequence[Player] | None = None,
 ) -> None:
@@ -214,13 +230,13 @@ def notice(
         language=language_for(player),
         context=context,
         to=[player.email],
-        event="notice",
+        event=MailEvent.NOTICE,
         reply=reply,
     )
 
 
 def reply_in_game(
-    n: Notifier, g: Game, player: Player, template: str, context: dict[str, Any], event: str
+    n: Notifier, g: Game, player: Player, template: str, context: dict[str, Any], event: MailEvent
 ) -> None:
     game_mail(
         n,

@@ -11,13 +11,14 @@ from zoneinfo import ZoneInfo
 
 import chess
 
-from mailbot.compose.gamemail import game_summary, orientation
+from mailbot.compose.gamemail import game_summary, orientation, pgn_file
 from mailbot.compose.messages import director_notice, game_mail, notice
-from mailbot.compose.registry import tells
+from mailbot.mail.attachments import Attachment
 from mailbot.rules import events as ev
 from mailbot.rules import referee
 from mailbot.rules.game import GameEnd
 from mailbot.rules.notation import Notation, write_line, write_move
+from mailbot.store.kinds import MailEvent
 from mailbot.store.models import Game, Player
 from mailbot.store.record import (
     MoveLine,
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
     from mailbot.compose.notifier import Notifier
 
 
-@tells(ev.MovePlayed)
 def move_played(n: Notifier, e: ev.MovePlayed) -> None:
     g = n.game(e.game)
     mover = n.player(e.mover)
@@ -49,6 +49,7 @@ def move_played(n: Notifier, e: ev.MovePlayed) -> None:
     last = len(g.moves)
     last_own = max((p for p in range(e.first_ply, last + 1) if p not in e.automatic), default=last)
     written: dict[Notation, tuple[MoveLine, str]] = {}  # both players often share one
+    files: dict[str, tuple[Attachment, ...]] = {}  # and often a language: one PGN file
     for recipient, reply in ((opponent, False), (mover, True)):
         if recipient is opponent and opponent.digest:
             continue  # the move goes in the opponent's daily digest
@@ -73,9 +74,9 @@ def move_played(n: Notifier, e: ev.MovePlayed) -> None:
         if recipient is opponent:
             context["said"] = e.said
             context["answered"] = automatic
-            template = event = "move"
+            template, event = "move", MailEvent.MOVE
         else:
-            template = event = "move-accepted"
+            template, event = "move-accepted", MailEvent.MOVE_ACCEPTED
             context["automatic"] = automatic
             context["conditional"] = _line(board, e.conditional, style)
             context["reminders"] = [
@@ -92,6 +93,7 @@ def move_played(n: Notifier, e: ev.MovePlayed) -> None:
             reply=reply,
             board=board,
             orientation=color_of(g, recipient),
+            attachments=pgn_file(g, recipient, n.sender, files),
         )
 
 
@@ -115,7 +117,6 @@ def _to_move(g: Game, board: chess.Board, reader: Player) -> dict[str, Any]:
     }
 
 
-@tells(ev.MoveRejected)
 def move_rejected(n: Notifier, e: ev.MoveRejected) -> None:
     g = n.game(e.game)
     mover = n.player(e.mover)
@@ -150,7 +151,7 @@ def move_rejected(n: Notifier, e: ev.MoveRejected) -> None:
             "last_line": move_line(g, last, style, tz) if last else None,
         },
         to=[mover.email],
-        event="move-rejected",
+        event=MailEvent.MOVE_REJECTED,
         reply=True,
         board=board,
         orientation=color,
@@ -159,7 +160,6 @@ def move_rejected(n: Notifier, e: ev.MoveRejected) -> None:
     )
 
 
-@tells(ev.IncompleteRepeated)
 def incomplete(n: Notifier, e: ev.IncompleteRepeated) -> None:
     g = n.game(e.game)
     player = n.player(e.player)
@@ -167,7 +167,6 @@ def incomplete(n: Notifier, e: ev.IncompleteRepeated) -> None:
     director_notice(n, g, "incomplete-reported", details)
 
 
-@tells(ev.RejectionsRepeated)
 def rejections(n: Notifier, e: ev.RejectionsRepeated) -> None:
     g = n.game(e.game)
     player = n.player(e.player)
@@ -181,7 +180,6 @@ def rejections(n: Notifier, e: ev.RejectionsRepeated) -> None:
     director_notice(n, g, "rejections-reported", details)
 
 
-@tells(ev.DrawOffered)
 def draw_offered(n: Notifier, e: ev.DrawOffered) -> None:
     g = n.game(e.game)
     mover = n.player(e.by)
@@ -200,12 +198,11 @@ def draw_offered(n: Notifier, e: ev.DrawOffered) -> None:
                 "said": "" if recipient.id == mover.id else e.said,
             },
             to=[recipient.email],
-            event="draw-offer",
+            event=MailEvent.DRAW_OFFER,
             reply=reply,
         )
 
 
-@tells(ev.DrawDeclined)
 def draw_declined(n: Notifier, e: ev.DrawDeclined) -> None:
     g = n.game(e.game)
     mover = n.player(e.by)
@@ -216,14 +213,12 @@ def draw_declined(n: Notifier, e: ev.DrawDeclined) -> None:
     notice(n, g, mover, "you-declined", told, reply=True)
 
 
-@tells(ev.GameEnded)
 def game_ended(n: Notifier, e: ev.GameEnded) -> None:
     """The PGN to both players and the TD (art. 51)."""
     g = n.game(e.game)
     t = g.tournament
     end = e.end
     board = board_of(g, stack=1)
-    text = export_pgn(g, end)
     sums = totals(g)
     recipients: list[tuple[str, str, str, Player | None]] = [
         (g.white.email, g.white.name, language_for(g.white), g.white),
@@ -257,14 +252,15 @@ def game_ended(n: Notifier, e: ev.GameEnded) -> None:
                 },
                 "white_total": sums.white,
                 "black_total": sums.black,
-                "pgn": text,
+                # the comments in the reader's words; the dates stay in [%ccsnt]
+                "pgn": export_pgn(g, end, language),
                 "line": line,
                 "about_you": player is not None and _about(g, end, player),
                 "said": e.said if player is not None and player.id == said_to else "",
                 "opponent": _opponent_name(g, player),
             },
             to=[address],
-            event="game-over",
+            event=MailEvent.GAME_OVER,
             board=board,
             orientation=orientation(g, player),
             reply=answering,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import functools
-import importlib.resources
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -26,7 +25,9 @@ import chess
 import jinja2
 
 from mailbot.compose import catalogue
+from mailbot.compose.catalogue import template_dir
 from mailbot.compose.diagram import html_diagram, text_diagram
+from mailbot.compose.grammar import Case, declined, with_genders
 from mailbot.rules.errors import ComposeError
 from mailbot.rules.languages import CODES, plural
 from mailbot.rules.phrase import Phrase
@@ -34,15 +35,6 @@ from mailbot.rules.phrase import Phrase
 
 class TemplateMissingError(ComposeError, LookupError):
     """No template for that event in that language."""
-
-
-def template_dir() -> Path:
-    """The folder of the shipped templates: ``templates/`` beside ``mailbot/`` in a
-    checkout, else the installed ``mailbot/templates``."""
-    checkout = Path(__file__).resolve().parents[2]
-    if (checkout / "pyproject.toml").is_file() and (checkout / "templates").is_dir():
-        return checkout / "templates"
-    return Path(str(importlib.resources.files("mailbot.templates")))
 
 
 def short_date(value: datetime.date | None) -> str:
@@ -85,6 +77,22 @@ def _say(context: jinja2.runtime.Context, phrase: Phrase) -> str:
     return catalogue.say(str(context.get("language", "en")), phrase)
 
 
+def _case(case: Case, context: jinja2.runtime.Context, name: str) -> str:
+    """``{{ opponent|gent }}``: the name in ``case``, for the gender the context gives
+    the person of that name (``opponent_gender``), else the one the name tells."""
+    gender = None
+    for key, value in context.get_all().items():
+        if value == name and key != "language":
+            gender = context.get("gender" if key == "recipient" else f"{key}_gender")
+            if gender in ("f", "m"):
+                break
+    return declined(name, case, gender if gender in ("f", "m") else None)
+
+
+def _phrase(code: str, **details: Any) -> Phrase:
+    return Phrase(code, details)
+
+
 @functools.cache
 def _environment(folder: str) -> jinja2.Environment:
     """One Jinja2 environment per folder: it keeps each template compiled, so that a
@@ -101,8 +109,15 @@ def _environment(folder: str) -> jinja2.Environment:
     )
     env.filters["d"] = short_date
     env.filters["date"] = long_date
+    # a name in a Russian case: {{ opponent|gent }}, |datv, |ablt
+    for case in Case:
+        env.filters[str(case)] = jinja2.pass_context(functools.partial(_case, case))
     env.globals["plural"] = plural
     env.globals["say"] = _say
+    # {{ say(phrase("word.draw")) }}: a phrase of the catalogue named in a template
+    env.globals["phrase"] = _phrase
+    # in a macro, which does not see the template's language: {{ say_in("ru", p) }}
+    env.globals["say_in"] = catalogue.say
     return env
 
 
@@ -124,7 +139,7 @@ class Renderer:
             template = self.env.get_template(f"{language}/{name}.txt")
         except jinja2.TemplateNotFound as exc:
             raise TemplateMissingError(f"{language}/{name}.txt") from exc
-        out = template.render(language=language, **context).strip("\n")
+        out = template.render(language=language, **with_genders(context)).strip("\n")
         what, _, body = out.partition("\n")
         body = re.sub(r"\n{3,}", "\n\n", body.strip("\n")) + "\n"
         return what.strip(), body

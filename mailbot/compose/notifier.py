@@ -3,7 +3,7 @@
 Whatever the desk, the sweep or the director's orders decided arrives here as
 :mod:`~mailbot.rules.events`; the teller of each event's family (``moves``,
 ``deadlines``, ``claims``, ``leave``, ``digests``, ``answers``, ``tournament``,
-``orders``, ``trouble``, ``bounces``; see :mod:`~mailbot.compose.registry`)
+``orders``, ``trouble``, ``bounces``; see :mod:`~mailbot.compose.tellers`)
 decides who hears of it, in which language and with which template, and drafts
 the messages (:mod:`~mailbot.compose.messages`, with the contract's subject and
 headers); the notifier queues them in the caller's transaction. No other module
@@ -27,12 +27,13 @@ from collections.abc import Callable, Iterable, Sequence
 from sqlalchemy.orm import Session
 
 from mailbot.compose.catalogue import say
-from mailbot.compose.drafts import PER_GAME, Draft, heading
+from mailbot.compose.drafts import PER_GAME, Draft, heading, one_index
 from mailbot.compose.notices import Renderer
-from mailbot.compose.registry import TELLERS
+from mailbot.compose.tellers import TELLERS
 from mailbot.mail.orderkeys import KEY_DAYS, new_key, reply_to
 from mailbot.rules import events as ev
 from mailbot.rules.phrase import Phrase
+from mailbot.store.kinds import MailEvent
 from mailbot.store.models import Game, Outbox, Player, Tournament
 from mailbot.store.orderbook import issue_order_key
 from mailbot.store.outbox import queue, recipients_tournaments
@@ -43,9 +44,21 @@ __all__ = [
     "Gathering",
     "Notifier",
     "Origin",
-    "one_index",
     "tell_director_undeliverable",
 ]
+
+
+def counted(what: str, count: str) -> str:
+    """A subject's ``what`` with the count of games, in the one pair of brackets.
+
+    >>> counted("Повторение хода (нет ответа 14 дней)", "2 партии")
+    'Повторение хода (нет ответа 14 дней, 2 партии)'
+    >>> counted("Move rejected", "2 games")
+    'Move rejected (2 games)'
+    """
+    if what.endswith(")"):
+        return f"{what[:-1]}, {count})"
+    return f"{what} ({count})"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,16 +73,9 @@ class Origin:
     may_answer: Callable[[], bool] = lambda: True
 
 
-def one_index(tournaments: Sequence[Tournament]) -> str | None:
-    """The index for the subject of a message about no single game: the
-    tournament's, when the recipient plays (or directs) in exactly one."""
-    indexes = {t.index for t in tournaments}
-    return indexes.pop() if len(indexes) == 1 else None
-
-
 class Notifier:
-    """Turns events into queued mail (see the module): hands each event to the teller its
-    family registered (:mod:`mailbot.compose.registry`) and queues what they drafted.
+    """Turns events into queued mail (see the module): hands each event to its teller
+    (the table of :mod:`mailbot.compose.tellers`) and queues what they drafted.
 
     Every event has its teller:
 
@@ -95,6 +101,9 @@ class Notifier:
         self.queued: list[Outbox] = []
         #: Where the notices of a poll's messages wait to go as one (None: they go now).
         self.gathering: Gathering | None = None
+        #: Hears how many of the messages of a long telling are drafted, of how many
+        #: (the start mails of a big event); None: nobody follows.
+        self.progress: Callable[[int, int], None] | None = None
 
     def tell(self, *events: ev.Event) -> None:
         """Queue the mail the events mean.
@@ -157,6 +166,7 @@ class Notifier:
             headers=d.headers,
             game_id=d.game.id if d.game is not None else None,
             inbound_id=inbound,
+            attachments=d.attachments,
         )
         if self._to_director_alone(row):
             self._key(row)
@@ -191,7 +201,7 @@ class Notifier:
         # the parts say what happened in each game when that differs
         parts = [(heading(d, with_what=len(whats) > 1), d.rendered) for d in group]
         count = say(language, Phrase("batch.games", {"n": len(group)}))
-        what = f"{whats.pop()} ({count})" if len(whats) == 1 else count
+        what = counted(whats.pop(), count) if len(whats) == 1 else count
         tournaments = [d.game.tournament for d in group if d.game is not None]
         index = one_index(tournaments)
         # what every part says alike stays (the reply's thread, a due date); what
@@ -209,12 +219,10 @@ class Notifier:
             language=language,
             event=first.event,
             headers=headers,
+            attachments=tuple(a for d in group for a in d.attachments),
         )
 
     _drafts: list[Draft]
-
-    def tell_all(self, events: Iterable[ev.Event]) -> None:
-        self.tell(*events)
 
     # -- what the families use ------------------------------------------------
 
@@ -250,7 +258,7 @@ class Notifier:
 
 #: The kinds of mail the messages of one poll send a reader as one: notices, bounces.
 #: Move mails, game endings, claims and held orders keep a message per game.
-GATHERED = frozenset({"notice", "bounce"})
+GATHERED = frozenset({MailEvent.NOTICE, MailEvent.BOUNCE})
 
 
 class Gathering:
@@ -295,18 +303,3 @@ def tell_director_undeliverable(
         notifier.tell(ev.Undeliverable(row.id, tuple(tournaments)))
 
     return tell
-
-
-# the families register their tellers (mailbot.compose.registry) once the notifier is defined
-from mailbot.compose import (  # noqa: E402, F401
-    answer_mail,
-    bounce_mail,
-    claim_mail,
-    deadline_mail,
-    digests,
-    leave_mail,
-    move_mail,
-    order_mail,
-    tournament_mail,
-    trouble_mail,
-)

@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from mailbot.compose.drafts import one_index
+from mailbot.compose.gamemail import director_reading
 from mailbot.compose.messages import mail
-from mailbot.compose.notifier import Notifier, one_index
-from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
+from mailbot.store.kinds import MailEvent
 from mailbot.store.models import HeldOrder, Outbox
 from mailbot.store.orderbook import tie_challenge
 
+if TYPE_CHECKING:
+    from mailbot.compose.notifier import Notifier
 
-@tells(ev.OrdersDone)
+
 def orders_done(n: Notifier, e: ev.OrdersDone) -> None:
     directed = n.tournaments(e.tournaments)
     t = directed[0]
@@ -25,9 +29,9 @@ def orders_done(n: Notifier, e: ev.OrdersDone) -> None:
         n,
         template="notice",
         language=t.language,
-        context={"kind": "orders", "recipient": t.director_name, "lines": list(e.lines)},
+        context={"kind": "orders", **director_reading(t), "lines": list(e.lines)},
         to=[n.origin.address],
-        event="notice",
+        event=MailEvent.NOTICE,
         reply=True,
         index=one_index(directed),
     )
@@ -52,7 +56,7 @@ def _hold_notice(
         language=t.language,
         context={
             "kind": kind,
-            "recipient": t.director_name,
+            **director_reading(t),
             "sender": e.sender,
             "received": f"{e.received.astimezone(tz):%d.%m.%Y %H:%M}",
             "orders": list(e.orders),
@@ -64,14 +68,13 @@ def _hold_notice(
             "answered": answered.subject if answered is not None else "",
         },
         to=[t.director_email],
-        event="notice",
+        event=MailEvent.NOTICE,
         index=one_index(directed),
         extra=extra,
         queued=queued,
     )
 
 
-@tells(ev.OrdersHeld)
 def orders_held(n: Notifier, e: ev.OrdersHeld) -> None:
     held = n.session.get(HeldOrder, e.held)
 
@@ -85,6 +88,5 @@ def orders_held(n: Notifier, e: ev.OrdersHeld) -> None:
     _hold_notice(n, e, "order-held", e.lapses, extra, challenged, answered)
 
 
-@tells(ev.OrdersCancelled)
 def orders_cancelled(n: Notifier, e: ev.OrdersCancelled) -> None:
     _hold_notice(n, e, "order-cancelled", None, None)

@@ -10,13 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 import chess
 
+from mailbot.compose.gamemail import director_of, director_reading
 from mailbot.compose.messages import mail, notice
-from mailbot.compose.registry import tells
 from mailbot.mail.intent import help_words
 from mailbot.rules import events as ev
 from mailbot.rules.notation import write_move
 from mailbot.rules.phrase import Phrase
+from mailbot.rules.result import Colour
+from mailbot.store.kinds import MailEvent
 from mailbot.store.models import Game, Player, Tournament
+from mailbot.store.queries import games_and_rounds, games_listed
 from mailbot.store.record import (
     color_name,
     color_of,
@@ -30,41 +33,51 @@ if TYPE_CHECKING:
     from mailbot.compose.notifier import Notifier
 
 
-@tells(ev.TournamentStarted)
 def tournament_started(n: Notifier, e: ev.TournamentStarted) -> None:
     """The ``start`` mail: to each player their games, the rules in force and how to
-    write a move; to the TD what was created."""
+    write a move; to the TD what was created. Each player's games are read as plain
+    values (:func:`mailbot.store.queries.games_listed`), never the event's games."""
     t = n.tournaments([e.tournament])[0]
     players = [p for p in t.players if p.replaced_by_id is None]
-    games_of: dict[int, list[Game]] = {p.id: [] for p in players}
-    for g in t.games:
-        games_of.setdefault(g.white_id, []).append(g)
-        games_of.setdefault(g.black_id, []).append(g)
+    names = {p.id: p.name for p in t.players}
+    counted: dict[int, int] = {}
     for player in players:
-        _start_mail(n, player, games_of[player.id])
+        games = games_listed(n.session, player.id)
+        counted[player.id] = len(games)
+        listed = [
+            {
+                "tag": f"{t.index}/{g.number}",
+                "colour": Colour.WHITE if g.white_id == player.id else Colour.BLACK,
+                "opponent": names[g.black_id if g.white_id == player.id else g.white_id],
+                "round": g.round,
+                "plies": g.plies,
+                "your_move": (g.plies % 2 == 0) == (g.white_id == player.id),
+            }
+            for g in games
+        ]
+        _start_mail(n, player, listed)
+        if n.progress is not None:
+            n.progress(len(counted), len(players))
+    count, rounds = games_and_rounds(n.session, t.id)
     mail(n,
         template="start-director",
         language=t.language,
-        context={"recipient": t.director_name, "name": t.name, "rules": rules_in_force(t),
+        context={**director_reading(t), "name": t.name, "rules": rules_in_force(t),
                  "players": [{"key": p.key, "name": p.name, "email": p.email,
-                              "games": len(games_of[p.id])}
+                              "games": counted[p.id]}
                              for p in players],
-                 "games": len(t.games), "rounds": len({g.round for g in t.games} - {None}),
+                 "games": count, "rounds": rounds,
                  "teams": [{"name": x.name, "captain": x.captain_name,
                             "players": [p.name for p in x.players]} for x in t.teams]},
         to=[t.director_email],
-        event="start",
+        event=MailEvent.START,
         index=t.index,
     )  # fmt: skip
 
 
-def _start_mail(
-    n: Notifier, player: Player, games: Sequence[Game], replaces: Player | None = None
-) -> None:
-    """A player's ``start`` mail: their games, the rules, how to write a move; for a
-    newcomer, the games taken over as they stand."""
-    t = player.tournament
-    listed = [
+def _listed(player: Player, games: Sequence[Game]) -> list[dict[str, Any]]:
+    """``player``'s ``games`` as a start mail lists them (games taken over as they stand)."""
+    return [
         {
             "tag": tag_of(g),
             "colour": color_name(color_of(g, player)),
@@ -75,24 +88,31 @@ def _start_mail(
         }
         for g in games
     ]
+
+
+def _start_mail(
+    n: Notifier, player: Player, listed: Sequence[dict[str, Any]], replaces: Player | None = None
+) -> None:
+    """A player's ``start`` mail: their games (as :func:`_listed` gives them), the rules,
+    how to write a move; for a newcomer, the games taken over as they stand."""
+    t = player.tournament
     language = language_for(player)
     example = write_move(chess.Board(), chess.Move.from_uci("g1f3"), notation_for(player))
     mail(n,
         template="start",
         language=language,
         context={"recipient": player.name, "gender": player.gender, "name": t.name,
-                 "address": email.utils.parseaddr(n.sender)[1], "games": listed,
+                 "address": email.utils.parseaddr(n.sender)[1], "games": list(listed),
                  "rules": rules_in_force(t), "example": example,
                  "team": player.team.name if player.team else None,
                  "replaces": replaces.name if replaces else None,
                  "words": help_words(language)},
         to=[player.email],
-        event="start",
+        event=MailEvent.START,
         index=t.index,
     )  # fmt: skip
 
 
-@tells(ev.PlayerChanged)
 def player_changed(n: Notifier, e: ev.PlayerChanged) -> None:
     """The player hears of the new address or name; the opponents of a new name."""
     player = n.player(e.player)
@@ -102,9 +122,9 @@ def player_changed(n: Notifier, e: ev.PlayerChanged) -> None:
         language=language_for(player),
         context={"kind": "roster-you", "change": e.change, "recipient": player.name,
                  "gender": player.gender, "name": t.name, "address": player.email,
-                 "before": e.before},
+                 "before": e.before, **director_of(t)},
         to=[player.email],
-        event="notice",
+        event=MailEvent.NOTICE,
         index=t.index,
     )  # fmt: skip
     if e.change != "name":
@@ -117,13 +137,12 @@ def player_changed(n: Notifier, e: ev.PlayerChanged) -> None:
             notice(n, g, opponent, "opponent-renamed", extra, reply=False)
 
 
-@tells(ev.PlayerReplaced)
 def player_replaced(n: Notifier, e: ev.PlayerReplaced) -> None:
     """003 part 1 art. 9: the newcomer gets the games as they stand, the opponents and
     the player replaced are told."""
     old, newcomer = n.player(e.player), n.player(e.newcomer)
     games = [n.game(i) for i in e.games]
-    _start_mail(n, newcomer, games, replaces=old)
+    _start_mail(n, newcomer, _listed(newcomer, games), replaces=old)
     for g in games:
         opponent = g.black if g.white_id == newcomer.id else g.white
         extra = {"before": old.name, "opponent": newcomer.name,
@@ -136,7 +155,7 @@ def player_replaced(n: Notifier, e: ev.PlayerReplaced) -> None:
         context={"kind": "replaced", "recipient": old.name, "gender": old.gender,
                  "name": t.name, "newcomer": newcomer.name, "games": len(games)},
         to=[old.email],
-        event="notice",
+        event=MailEvent.NOTICE,
         index=t.index,
     )  # fmt: skip
 

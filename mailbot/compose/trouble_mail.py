@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mailbot.compose.drafts import Draft
+from mailbot.compose.gamemail import director_reading
 from mailbot.compose.messages import template_of
-from mailbot.compose.registry import tells
 from mailbot.rules import events as ev
+from mailbot.store.kinds import MailEvent
 from mailbot.store.models import Game, InboundMessage, Outbox, Tournament
 from mailbot.store.outbox import UNDELIVERABLE
 
@@ -27,7 +28,7 @@ def _error_notice(
 ) -> None:
     """A ``notice`` about the bot's own trouble (event ``error``) to ``t``'s director,
     who is greeted by name."""
-    context = {"recipient": t.director_name, **context}
+    context = {**director_reading(t), **context}
     rendered = n.renderer.render(template_of("notice", context), t.language, context)
     n.draft(
         Draft(
@@ -35,7 +36,7 @@ def _error_notice(
             subject=f"[{t.index}] {rendered.what}",
             rendered=rendered,
             language=t.language,
-            event="error",
+            event=MailEvent.ERROR,
             headers={
                 "Auto-Submitted": "auto-generated",
                 "X-Mailbot-Event": "error",
@@ -46,7 +47,6 @@ def _error_notice(
     )
 
 
-@tells(ev.Quarantined)
 def quarantined(n: Notifier, e: ev.Quarantined) -> None:
     row = n.session.get(InboundMessage, e.inbound)
     assert row is not None
@@ -67,7 +67,6 @@ def quarantined(n: Notifier, e: ev.Quarantined) -> None:
         _error_notice(n, t, context)
 
 
-@tells(ev.Undeliverable)
 def undeliverable(n: Notifier, e: ev.Undeliverable) -> None:
     row = n.session.get(Outbox, e.outbox)
     assert row is not None

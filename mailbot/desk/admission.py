@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from mailbot.compose.catalogue import say
 from mailbot.desk.handlers.context import Context
 from mailbot.desk.notes import short, storable
 from mailbot.mail import bounces, trust
@@ -68,7 +69,7 @@ def trusted(ctx: Context, authserv_id: str | None, require_dmarc: bool) -> bool:
             "ignored %s from %s: %s",
             short(letter.message_id),
             short(letter.from_addr),
-            problem,
+            say("en", problem),
         )
         return False
     return True
@@ -104,7 +105,7 @@ def delivery_report(ctx: Context) -> bool:
         # kept as evidence beside the message it claims to be about
         link_game(inbound, claimed.game_id if claimed is not None else None)
         ignore(inbound, why)
-        log.warning("ignored the delivery report %s: %s", short(inbound.message_id), why)
+        log.warning("ignored the delivery report %s: %s", short(inbound.message_id), say("en", why))
         return True
     permanent = [f for f in found.failures if f.permanent]
     said = "; ".join(f"{f.address}: {f.reason or '?'}" for f in permanent or found.failures)

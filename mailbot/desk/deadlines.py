@@ -37,7 +37,7 @@ from mailbot.store.endings import (
     settle_adjudication_claims,
     withdrawal_adjudication,
 )
-from mailbot.store.kinds import ClaimDecider, ClaimKind, ClaimState
+from mailbot.store.kinds import ClaimDecider, ClaimKind, ClaimState, NoticeKind
 from mailbot.store.ledger import record_notice
 from mailbot.store.models import Game, Notice, Player
 from mailbot.store.record import (
@@ -108,7 +108,7 @@ def fall_due(work: Work, g: Game, planned: Sequence[due.Deadline] | None = None)
             continue
         if item.kind is due.DueKind.WARNING and not player.warnings:
             continue  # the player wrote ``warnings off``
-        if not record_notice(session, g, player, item.kind.value, item.key, item.at, now):
+        if not record_notice(session, g, player, NoticeKind(item.kind), item.key, item.at, now):
             continue
         found.append(item.kind.value)
         work.tell(*_told(session, g, player, item, now))
@@ -133,7 +133,7 @@ def _told(
 
 #: The notices about one wait for a move, keyed by the number of plies played
 #: while it lasts (:func:`fall_due`).
-WAIT_NOTICES = ("repeat", "silence", "silence-report")
+WAIT_NOTICES = (NoticeKind.REPEAT, NoticeKind.SILENCE, NoticeKind.SILENCE_REPORT)
 
 
 def void_wait_notices(session: Session, g: Game, ply: int, why: str) -> list[list[str]]:
@@ -146,7 +146,7 @@ def void_wait_notices(session: Session, g: Game, ply: int, why: str) -> list[lis
     return decisions.void_notices(session, g, WAIT_NOTICES, ply, why)
 
 
-def has_notice(g: Game, player: Player | None, kind: str, key: str) -> bool:
+def has_notice(g: Game, player: Player | None, kind: NoticeKind, key: str) -> bool:
     session = Session.object_session(g)
     assert session is not None
     return (
@@ -277,7 +277,8 @@ def overstep_on_move(
     own = sum(1 for m in g.moves if m.ply % 2 == (1 if color == chess.WHITE else 0))
     if last.move_number != own or last.awarded:
         return []
-    if not record_notice(session, g, mover, "overstep", due.overstep_key(own, state), sent, now):
+    key = due.overstep_key(own, state)
+    if not record_notice(session, g, mover, NoticeKind.OVERSTEP, key, sent, now):
         return []
     return overstep(session, g, mover, sent, now, state)
 
@@ -341,10 +342,10 @@ def adjudications(work: Work, dates: Passed) -> list[str]:
 
 def _calendar_notice(work: Work, g: Game, player: Player | None, item: due.Deadline) -> bool:
     """Whether the notice of a calendar date is new in the ledger (entered now)."""
-    notice = record_notice(work.session, g, player, item.kind.value, item.key, None, work.now)
+    notice = record_notice(work.session, g, player, NoticeKind(item.kind), item.key, None, work.now)
     return notice is not None
 
 
 def _announced(g: Game, item: due.Deadline) -> bool:
     """Whether the notice of ``item`` is in the ledger."""
-    return has_notice(g, player_of(g, item.whom), item.kind.value, item.key)
+    return has_notice(g, player_of(g, item.whom), NoticeKind(item.kind), item.key)

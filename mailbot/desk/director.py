@@ -60,7 +60,7 @@ from mailbot.rules.result import Colour
 from mailbot.store import decisions, roster
 from mailbot.store.endings import claim_end, end_game
 from mailbot.store.engine import held_back, pending, recent
-from mailbot.store.kinds import ClaimDecider, ClaimKind, ClaimState, PenaltyDecider
+from mailbot.store.kinds import ClaimDecider, ClaimKind, ClaimState, PenaltyDecider, PenaltyReason
 from mailbot.store.models import (
     Claim,
     Game,
@@ -342,7 +342,7 @@ def _penalty(desk: Office, order: Order, claim: Claim | None) -> Phrase:
     g = _game(desk, order.game)
     _open(g)
     assert order.color is not None and order.days is not None
-    impose_penalty(g, order.color, order.days, "td", desk.now,
+    impose_penalty(g, order.color, order.days, PenaltyReason.TD, desk.now,
                    decided_by=PenaltyDecider.TD, inbound_id=desk.inbound_id)  # fmt: skip
     _inform(desk, g, "penalty", days=order.days, colour=order.color)
     return Phrase("order.penalty", {"days": order.days, "colour": order.color, "game": tag_of(g)})
@@ -565,7 +565,8 @@ def _complaint(desk: Office, claim: Claim, *, upheld: bool) -> Phrase:
     decisions.decide_claim(claim, state, desk.now, ClaimDecider.TD)
     if not upheld:
         if days:
-            impose_penalty(g, complainer, days, "groundless complaint", desk.now,
+            reason = PenaltyReason.GROUNDLESS_COMPLAINT
+            impose_penalty(g, complainer, days, reason, desk.now,
                            decided_by=PenaltyDecider.TD, inbound_id=desk.inbound_id)  # fmt: skip
         _inform(desk, g, "complaint-groundless", colour=complainer, **details)
         return Phrase("order.complaint-groundless", {**details, "colour": complainer})
@@ -597,7 +598,7 @@ def replay_from(desk: Office, g: Game, ply: int, days: int, *, claim_id: int) ->
     }
     if days:
         for colour in ("white", "black"):
-            impose_penalty(g, colour, days, "art. 20", desk.now, ply_at=ply - 1,
+            impose_penalty(g, colour, days, PenaltyReason.ART_20, desk.now, ply_at=ply - 1,
                            decided_by=PenaltyDecider.TD, inbound_id=desk.inbound_id)  # fmt: skip
     return record
 

@@ -109,6 +109,38 @@ def record(
     )
 
 
+class _Known:
+    """Inbound rows in order, found by their bytes' hash and their fingerprint: what
+    :func:`first_of` finds in a list, without reading the list again for each message.
+
+    >>> one, two = InboundMessage(raw_sha256="a", fingerprint="f"), InboundMessage(raw_sha256="b")
+    >>> known = _Known([one])
+    >>> known.add(two)
+    >>> known.first("b", "f") is one, known.first("b", None) is two, known.first("c", None)
+    (True, True, None)
+    """
+
+    def __init__(self, rows: Sequence[InboundMessage]) -> None:
+        self._rows: list[InboundMessage] = []
+        self._by_sha: dict[str, int] = {}
+        self._by_mark: dict[str, int] = {}
+        for row in rows:
+            self.add(row)
+
+    def add(self, row: InboundMessage) -> None:
+        place = len(self._rows)
+        self._rows.append(row)
+        self._by_sha.setdefault(row.raw_sha256, place)
+        if row.fingerprint:
+            self._by_mark.setdefault(row.fingerprint, place)
+
+    def first(self, sha: str, mark: str | None) -> InboundMessage | None:
+        """The first row with the bytes' hash ``sha`` or the fingerprint ``mark``."""
+        places = [self._by_sha.get(sha), self._by_mark.get(mark) if mark else None]
+        found = [p for p in places if p is not None]
+        return self._rows[min(found)] if found else None
+
+
 def record_all(
     session: Session,
     batch: Sequence[Fetched],
@@ -123,14 +155,14 @@ def record_all(
     batch (bytes or fingerprint) finds that one's row, which by its turn
     has been handled.
     """
-    known = recorded(session, [(sha, mark) for _letter, sha, mark in read])
+    known = _Known(recorded(session, [(sha, mark) for _letter, sha, mark in read]))
     rows: list[InboundMessage] = []
     made: list[InboundMessage] = []
     for fetched, (letter, sha, mark) in zip(batch, read, strict=True):
-        row = first_of(known, sha, mark)
+        row = known.first(sha, mark)
         if row is None:
             row = record(session, letter, sha, mark, fetched, now, flush=False)
-            known.append(row)
+            known.add(row)
             made.append(row)
         rows.append(row)
     session.flush()

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from mailbot.compose.notices import Renderer
 from mailbot.compose.notifier import Notifier
 from mailbot.rules import events as ev
+from mailbot.store.kinds import NoticeKind
 from mailbot.store.ledger import note_once
 from mailbot.store.models import InboundMessage, Tournament
 from mailbot.store.queries import players_writing_from
@@ -40,4 +41,4 @@ def tell_directors_of_quarantine(
 
 def first_today(session: Session, t: Tournament, day: str, now: datetime.datetime) -> bool:
     """Whether this is the day's first quarantine of a stranger's mail for ``t``."""
-    return note_once(session, t.id, "quarantine", f"{t.id}:{day}", now)
+    return note_once(session, t.id, NoticeKind.QUARANTINE, f"{t.id}:{day}", now)

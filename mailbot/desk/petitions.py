@@ -15,8 +15,8 @@ import chess
 from sqlalchemy import select
 
 from mailbot.desk.work import Work
+from mailbot.rules import due, game, leave, tablebase
 from mailbot.rules import events as ev
-from mailbot.rules import game, leave, tablebase
 from mailbot.rules.phrase import Phrase
 from mailbot.store import decisions, roster
 from mailbot.store.endings import end_game, settle_adjudication_claims, withdrawal_adjudication
@@ -26,6 +26,7 @@ from mailbot.store.record import (
     board_of,
     color_name,
     color_of,
+    game_state,
     notation_for,
     profile_of,
     write_pair,
@@ -70,7 +71,7 @@ def request_leave(
     year = start.year
     if not decision.granted:
         reason = _refusal_reason(decision)
-        details = _refusal(start, end, reason, decision.remaining(year))
+        details = _refusal(start, reason, decision.remaining(year))
         req.tell(ev.LeaveAnswered(anchor.id, player.id, "refused", start, end, details))
         return False
     roster.grant_leave(player, start, end, req.now, granted_by=Grantor.PLAYER,
@@ -94,13 +95,11 @@ def refuse_leave(
     req: Request, g: Game, start: datetime.date, end: datetime.date, reason: Phrase
 ) -> None:
     """The answer to a leave request that cannot be read or granted."""
-    details = _refusal(start, end, reason, None)
+    details = _refusal(start, reason, None)
     req.tell(ev.LeaveAnswered(g.id, req.player.id, "refused", start, end, details))
 
 
-def _refusal(
-    start: datetime.date, end: datetime.date, reason: Phrase, remaining: int | None
-) -> dict[str, object]:
+def _refusal(start: datetime.date, reason: Phrase, remaining: int | None) -> dict[str, object]:
     return {"reason": reason, "remaining": remaining, "year": start.year}
 
 
@@ -125,10 +124,19 @@ def _refusal_reason(decision: leave.LeaveDecision) -> Phrase:
 
 
 def delay_notice(req: Request, g: Game) -> None:
-    """Art. 25: the player will answer later than the notice limit; protects from art. 31."""
+    """Art. 25: the player will answer later than the notice limit.
+
+    The notice covers the move the player is to answer, or on the opponent's move
+    their next one. It is kept whenever it comes (the director sees it), and
+    spares the player the silence only when it came in time (docs/rules.md 2.4);
+    the answer says which.
+    """
     color = color_of(g, req.player)
-    roster.record_delay(g, "white" if color else "black", req.received, req.inbound_id)
-    req.tell(ev.DelayNoted(g.id, req.player.id))
+    own = len(g.moves) % 2 == (0 if color else 1)
+    in_time = not own or due.notice_covers(game_state(g), req.received)
+    ply = len(g.moves) if own else len(g.moves) + 1
+    roster.record_delay(g, color_name(color), req.received, req.inbound_id, ply)
+    req.tell(ev.DelayNoted(g.id, req.player.id, in_time))
 
 
 _RESULT = re.compile(r"(1-0|0-1|1/2-1/2|½-½)")

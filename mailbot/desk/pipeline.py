@@ -49,6 +49,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from mailbot.compose.catalogue import say_kept
 from mailbot.compose.notices import Renderer
 from mailbot.compose.notifier import Gathering, Notifier, Origin
 from mailbot.desk import admission, director, duplicates, routes
@@ -63,8 +64,18 @@ from mailbot.mail.postman import compose_address
 from mailbot.rules.errors import DeskError
 from mailbot.store.kinds import InboundStatus
 from mailbot.store.models import Game, InboundMessage
-from mailbot.store.outage import StoreUnavailable, diagnose, fault_of, probe, where_of
-from mailbot.store.queries import players_writing_from, prefetch_games, prefetch_senders
+from mailbot.store.outage import (
+    StoreUnavailable,
+    diagnose,
+    probe,
+    raise_if_outage,
+)
+from mailbot.store.queries import (
+    players_writing_from,
+    prefetch_games,
+    prefetch_senders,
+    prefetch_texts,
+)
 from mailbot.store.received import count_failure, forget_inbound, mark_processed, quarantine_failed
 from mailbot.store.record import tag_of
 
@@ -118,6 +129,8 @@ class Policy:
     timezone: str = "UTC"
     #: The folder of the Syzygy tables, if installed (:mod:`mailbot.rules.tablebase`).
     tablebases: str | None = None
+    #: The Xfcc service's public URL, if the daemon serves Xfcc.
+    xfcc_url: str | None = None
 
     @property
     def address(self) -> str:
@@ -211,9 +224,7 @@ class Desk:
                         session, batch, read, (rows, made), now, stopping, said, lone_writer
                     )
         except Exception as exc:
-            fault = fault_of(exc, where_of(self.sessions))
-            if fault is not None:
-                raise StoreUnavailable(fault) from exc
+            raise_if_outage(self.sessions, exc)
             log.info(
                 "a batch of %d messages was rolled back (%s); one at a time",
                 len(batch),
@@ -246,6 +257,7 @@ class Desk:
             claim(session, unhandled)
         # the session's Recent holds them for the batch
         prefetch_games(session, (r[0].game_tag for r in read if r[0].game_tag))
+        prefetch_texts(session, (row.text_sha256 for row in rows if row.text_sha256))
         day = now.astimezone(ZoneInfo(self.policy.timezone)).date()
         prefetch_senders(session, (r[0].from_addr for r in read if r[0].from_addr), day)
         # the notices of the batch's messages to a reader who wrote none of them go as one
@@ -358,7 +370,8 @@ class Desk:
         if g is not None:
             last = f" {g.moves[-1].uci}" if g.moves else ""
             where = f" game {tag_of(g)} ply {len(g.moves)}{last}"
-        reason = f" ({short(row.reason, 160)})" if row.reason else ""
+        said = say_kept("en", row.reason_phrase, row.reason)
+        reason = f" ({short(said, 160)})" if said else ""
         return (
             f"message {short(ctx.letter.message_id)} from {short(ctx.letter.from_addr)}:"
             f"{where} {row.status}{reason}"
@@ -445,6 +458,7 @@ class Desk:
             limits=limits,
             notifier=notifier,
             tablebases=self.policy.tablebases,
+            xfcc_url=self.policy.xfcc_url,
         )
         notifier.origin = Origin(
             letter.from_addr,

@@ -36,6 +36,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from mailbot.compose.catalogue import say_kept
 from mailbot.mail.inbox import ImapSettings, Mailbox, MailboxError, SetAside
 from mailbot.rules.errors import DeskError
 from mailbot.store.models import InboundMessage
@@ -181,7 +182,8 @@ def line(entry: Entry, timezone: str) -> str:
 
 
 def _reason_of(row: InboundMessage) -> str:
-    return ": ".join(part for part in (row.reason, row.last_error) if part) or "-"
+    reason = say_kept("en", row.reason_phrase, row.reason)
+    return ": ".join(part for part in (reason, row.last_error) if part) or "-"
 
 
 def _entry_of_row(row: InboundMessage) -> Entry:

@@ -24,7 +24,8 @@ from sqlalchemy import select
 from mailbot.desk.deadlines import play_stops_at
 from mailbot.desk.handlers import answers, draw, move, orders, preferences, requests, resign, steps
 from mailbot.desk.handlers.context import Context
-from mailbot.desk.handlers.warnings import warnings_word
+from mailbot.desk.handlers.warnings import pgn_word, warnings_word
+from mailbot.desk.handlers.xfccword import xfcc_password
 from mailbot.mail.intent import Word, read_words
 from mailbot.rules import events as ev
 from mailbot.rules import referee
@@ -55,6 +56,8 @@ ROUTES: tuple[tuple[Word, Stage, Handler], ...] = (
     (Word.LEAVE, Stage.SENDER, requests.leave),
     (Word.DIGEST, Stage.SENDER, preferences.digest),
     (Word.WARNINGS, Stage.SENDER, warnings_word),
+    (Word.XFCC, Stage.SENDER, xfcc_password),
+    (Word.PGN, Stage.SENDER, pgn_word),
     (Word.HELP, Stage.GAME, answers.help_),
     (Word.RESIGN, Stage.PLAYING, resign.resign),
     (Word.ACCEPT, Stage.PLAYING, draw.answer),

@@ -33,6 +33,7 @@ from mailbot.desk import deadlines
 from mailbot.desk.work import Work
 from mailbot.rules import clock
 from mailbot.rules import events as ev
+from mailbot.store.kinds import NoticeKind
 from mailbot.store.ledger import note
 from mailbot.store.models import Game, Notice, Tournament
 from mailbot.store.queries import GAME_STATE
@@ -211,7 +212,7 @@ def _director_digest(work: Work, t: Tournament) -> list[str]:
     if today < t.start or today > (t.extended_to or t.end) + datetime.timedelta(days=7):
         return []
     year, week, _ = today.isocalendar()
-    kind = "director-digest"
+    kind = NoticeKind.DIRECTOR_DIGEST
     ledger = select(Notice).where(Notice.tournament_id == t.id, Notice.kind == kind)
     last = work.session.scalars(ledger.order_by(Notice.created_at.desc())).first()
     key = f"{t.index} {year}-W{week:02d}"  # the ledger is unique across tournaments

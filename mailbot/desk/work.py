@@ -10,7 +10,7 @@ notifier when the work is done::
     >>> work = Work(session=None, now=None)  # type: ignore[arg-type]
     >>> work.tell(ev.DelayNoted(game=1, player=2))
     >>> work.events
-    [DelayNoted(game=1, player=2)]
+    [DelayNoted(game=1, player=2, in_time=True)]
 """
 
 from __future__ import annotations

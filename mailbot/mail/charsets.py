@@ -229,9 +229,13 @@ def decode_text(data: bytes, charset: str | None) -> DecodedText:
     return DecodedText(text, garbled)
 
 
+#: A raw 8-bit byte the parser left in a header string (as a surrogate escape).
+_RE_RAW_BYTE = re.compile("[\udc80-\udcff]")
+
+
 def clean_header(value: str) -> str:
     """A header string without the raw 8-bit bytes the parser left in it."""
-    if not any("\udc80" <= c <= "\udcff" for c in value):
+    if not _RE_RAW_BYTE.search(value):
         return value
     try:
         data = value.encode("ascii", "surrogateescape")

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import binascii
+import functools
 import re
 from email.utils import getaddresses
 
@@ -58,7 +59,7 @@ def tolerant_base64(data: bytes) -> tuple[bytes, bool]:
         return b"", True
 
 
-def _decode_word(charset: str, encoding: str, payload: str) -> bytes:
+def _decode_word(encoding: str, payload: str) -> bytes:
     data = payload.encode("ascii", "replace")
     if encoding in "bB":
         return tolerant_base64(data)[0]
@@ -82,7 +83,7 @@ def decode_header(value: str) -> str:
         if literal and not (literal.isspace() and after_word):
             pieces.append(literal)
         charset = match.group(1).split("*", 1)[0]
-        data = _decode_word(charset, match.group(2), match.group(3))
+        data = _decode_word(match.group(2), match.group(3))
         previous = pieces[-1] if pieces else None
         if isinstance(previous, tuple) and previous[0].lower() == charset.lower():
             pieces[-1] = (previous[0], previous[1] + data)
@@ -163,7 +164,26 @@ def normal_message_id(value: str | None) -> str | None:
 
 
 def address_pairs(values: list[str]) -> list[tuple[str, str]]:
-    """(decoded display name, normal address) pairs; names decoded after splitting."""
+    """(decoded display name, normal address) pairs; names decoded after splitting.
+
+    Fields of a usual length are read once (:func:`_kept_pairs`): a player's
+    ``From`` and the bot's address in ``To`` come again and again in a backlog.
+    """
+    if sum(map(len, values)) <= _KEPT_LENGTH:
+        return list(_kept_pairs(tuple(values)))
+    return _pairs(values)
+
+
+#: Address fields longer than this in all are read anew each time, not kept.
+_KEPT_LENGTH = 1000
+
+
+@functools.lru_cache(maxsize=1024)
+def _kept_pairs(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    return tuple(_pairs(list(values)))
+
+
+def _pairs(values: list[str]) -> list[tuple[str, str]]:
     try:
         pairs = getaddresses(values)
     except Exception:

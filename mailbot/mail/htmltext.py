@@ -3,7 +3,10 @@
 The markup is read by libxml2's HTML parser (through lxml), which is linear
 in its input whatever the markup: the standard library's ``html.parser``
 rescans the rest of the input for every unclosed tag or comment, so a mail of
-``<a b='`` repeated takes minutes.
+``<a b='`` repeated takes minutes. libxml2 looks through the open elements
+for every end tag it cannot match, so markup nested deeper than
+:data:`MAX_OPEN` elements is read no further (``<b></p>`` repeated would
+otherwise take time quadratic in its length).
 
 >>> html_to_text("<p>1. e4</p><blockquote>1. d4</blockquote>").unquoted
 '1. e4'
@@ -21,8 +24,14 @@ from lxml import etree
 from mailbot.mail.headers import squash_space
 from mailbot.mail.quoting import squeeze_blank_lines
 from mailbot.mail.storable import MAX_QUOTE, MAX_TEXT
+from mailbot.rules.errors import MailError
 
-__all__ = ["HtmlText", "html_to_text"]
+__all__ = ["MAX_OPEN", "HtmlText", "html_to_text"]
+
+#: Elements open at once past which the rest of the markup is not read. Mail
+#: nests a few dozen deep (a long thread of replies, each quoting the one
+#: before, a few hundred); what a writer wrote now comes before the deep part.
+MAX_OPEN = 512
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,7 +39,8 @@ class HtmlText:
     """An HTML body as text: ``full`` with quotes marked ``>``, ``unquoted`` without them.
 
     ``broken`` is true when the markup could not be parsed and the tags were
-    merely stripped (then quotes could not be told apart).
+    merely stripped (then quotes could not be told apart), or when it nests
+    deeper than :data:`MAX_OPEN` and the rest was not read.
     """
 
     full: str
@@ -92,6 +102,10 @@ class _Lines:
         return squeeze_blank_lines(self.lines)
 
 
+class MarkupTooDeep(MailError):
+    """The markup nests deeper than :data:`MAX_OPEN`: the rest is not read (caught here)."""
+
+
 @dataclasses.dataclass
 class _Open:
     tag: str
@@ -127,6 +141,8 @@ class _HtmlReader:
             self.unquoted.add(text, 0)
 
     def start(self, tag: str, attrib: Mapping[str, str]) -> None:
+        if len(self._open) >= MAX_OPEN:
+            raise MarkupTooDeep
         tag = tag.lower()
         attr = {k.lower(): (v or "") for k, v in attrib.items()}
         if self._hidden:
@@ -250,6 +266,9 @@ def html_to_text(markup: str) -> HtmlText:
         parser = etree.HTMLParser(target=reader, recover=True, no_network=True)
         parser.feed(markup)
         parser.close()
+    except MarkupTooDeep:
+        # what was read so far stands: the rest is deeper than any writer nests
+        return HtmlText(reader.full.text(), reader.unquoted.text(), broken=True)
     except (etree.LxmlError, ValueError):
         stripped = html.unescape(_RE_TAG.sub("\n", markup))
         flat = squeeze_blank_lines(squash_space(line) for line in stripped.split("\n"))

@@ -29,8 +29,7 @@ from imapclient.exceptions import LoginError
 
 from mailbot.mail.letters import read_letter
 from mailbot.mail.oauth import OAuthProblem, TokenSource, token_source
-from mailbot.mail.postman import security_mode
-from mailbot.mail.settings import Mechanism
+from mailbot.mail.settings import Mechanism, Security
 from mailbot.rules.errors import MailError
 
 log = logging.getLogger(__name__)
@@ -79,7 +78,7 @@ class ImapSettings(Protocol):
     @property
     def port(self) -> int: ...
     @property
-    def security(self) -> object: ...
+    def security(self) -> Security: ...
     @property
     def username(self) -> str: ...
     @property
@@ -94,6 +93,11 @@ class ImapSettings(Protocol):
 
 class MailboxError(MailError, RuntimeError):
     """The IMAP server could not be reached or refused a command."""
+
+
+class LoginRefused(MailboxError):
+    """The server refused the account's name and password: it runs, the account is the
+    question."""
 
 
 class FolderRefused(MailboxError):
@@ -180,7 +184,7 @@ class Namespace:
         """
         under = self.written_under(folder)
         if not self.prefix or under == self.prefix:
-            return ""
+            return self._separator_hint(folder)
         if under is not None:
             return (
                 f"; {_quoted(under)} holds folders of other accounts: "
@@ -190,6 +194,26 @@ class Namespace:
             f"; this server keeps folders under {_quoted(self.prefix)} "
             f"(write {self.prefix}{folder}, or leave the prefix out and it is added)"
         )
+
+    def _separator_hint(self, folder: str) -> str:
+        """A word on the hierarchy separator, where ``folder`` seems to nest with
+        another one than the server's ("" otherwise).
+
+        >>> print(Namespace("", ".").hint("Archive/2026"))
+        ; this server separates nested folders with "." (Archive.2026)
+        >>> Namespace("", "/").hint("Archive/2026")
+        ''
+        """
+        if self.separator is None:
+            return ""
+        for other in "/.":
+            if other != self.separator and other in folder.strip(other):
+                written = self.separator.join(folder.split(other))
+                return (
+                    f"; this server separates nested folders with "
+                    f"{_quoted(self.separator)} ({written})"
+                )
+        return ""
 
 
 def _inbox_upper(name: str) -> str:
@@ -399,12 +423,12 @@ class Mailbox:
         s = self.settings
         try:
             # a context loads the system's certificates: only when TLS is used
-            secure = security_mode(s.security) != "none"
+            secure = s.security is not Security.NONE
             context = ssl.create_default_context() if secure else None
             client = IMAPClient(
                 s.host,
                 port=s.port,
-                ssl=security_mode(s.security) == "ssl",
+                ssl=s.security is Security.SSL,
                 ssl_context=context,
                 timeout=self.timeout,
             )
@@ -412,7 +436,7 @@ class Mailbox:
             raise MailboxError(f"{where} cannot be reached ({_reason(exc)})") from exc
         self._client = client
         try:
-            if security_mode(s.security) == "starttls":
+            if s.security is Security.STARTTLS:
                 client.starttls(context)
         except Exception as exc:
             self.close(polite=False)
@@ -425,7 +449,7 @@ class Mailbox:
         try:
             client.login(s.username, s.password)
         except LoginError as exc:
-            raise MailboxError(
+            raise LoginRefused(
                 f"{where} refused the login ({_reason(exc)}); check imap.username and imap.password"
             ) from exc
 
@@ -536,17 +560,30 @@ class Mailbox:
         if not uids:
             return
         try:
-            if b"MOVE" in self.capabilities:
-                self.client.move(uids, folder)
-            else:
-                self.client.copy(uids, folder)
-                self.client.delete_messages(uids)
-                if b"UIDPLUS" in self.capabilities:
-                    self.client.uid_expunge(uids)
-                else:
-                    self.client.expunge()
+            self._move_once(uids, folder)
         except Exception as exc:
-            raise MailboxError(f"IMAP move to {folder}: {_reason(exc)}") from exc
+            if "EXPUNGEISSUED" not in str(exc):
+                raise MailboxError(f"IMAP move to {folder}: {_reason(exc)}") from exc
+            # another session (a second worker, a person's mail client) moved some of
+            # them away: once this session has heard of it, the rest move as asked
+            try:
+                self.client.noop()
+                self._move_once(uids, folder)
+            except Exception as again:
+                raise MailboxError(f"IMAP move to {folder}: {_reason(again)}") from again
+
+    def _move_once(self, uids: list[int], folder: str) -> None:
+        """``UID MOVE`` where the server has it, else ``UID COPY``, ``\\Deleted`` and an
+        expunge; a UID no longer in the folder is passed over (RFC 9051 6.4.9)."""
+        if b"MOVE" in self.capabilities:
+            self.client.move(uids, folder)
+        else:
+            self.client.copy(uids, folder)
+            self.client.delete_messages(uids)
+            if b"UIDPLUS" in self.capabilities:
+                self.client.uid_expunge(uids)
+            else:
+                self.client.expunge()
 
     # the quarantine folder -------------------------------------------------
 

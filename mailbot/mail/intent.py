@@ -16,12 +16,12 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import functools
 import re
 
 from mailbot.mail.storable import MAX_READ
-from mailbot.rules.errors import MailError
 from mailbot.rules.leave import parse_date
-from mailbot.rules.notation import read_moves
+from mailbot.rules.notation import KEPT_TEXT, read_moves
 from mailbot.rules.phrase import Phrase
 
 
@@ -42,6 +42,8 @@ class Word(enum.Enum):
     REJECT = "reject"
     DIGEST = "digest"
     WARNINGS = "warnings"
+    XFCC = "xfcc"
+    PGN = "pgn"
 
 
 #: The words in each language, as the ``help`` answer lists them. The first
@@ -92,6 +94,16 @@ VOCABULARY: dict[Word, dict[str, tuple[str, ...]]] = {
         "bg": ("предупреждения",),
         "ru": ("предупреждения",),
     },
+    Word.XFCC: {
+        "en": ("xfcc",),
+        "bg": ("xfcc",),
+        "ru": ("xfcc",),
+    },
+    Word.PGN: {
+        "en": ("pgn",),
+        "bg": ("pgn",),
+        "ru": ("pgn",),
+    },
     Word.DELAY: {
         "en": ("delay",),
         "bg": ("забавяне",),
@@ -135,10 +147,6 @@ _OFFER = re.compile(
 )
 
 
-class LeaveDatesError(MailError, ValueError):
-    """A ``leave`` line whose dates cannot be read."""
-
-
 @dataclasses.dataclass(frozen=True)
 class Command:
     """One command word found in a message, with the rest of its line."""
@@ -155,7 +163,7 @@ class Words:
     ``leave`` holds the dates of a ``leave`` command, ``leave_error`` why they
     could not be read; ``digest`` is True for ``digest on``, False for
     ``digest off`` and None for a bare ``digest`` (which asks how it stands);
-    ``warnings`` likewise for ``warnings on|off``.
+    ``warnings`` and ``pgn`` likewise for ``warnings on|off`` and ``pgn on|off``.
     """
 
     commands: tuple[Command, ...]
@@ -163,6 +171,7 @@ class Words:
     leave_error: Phrase | None = None
     digest: bool | None = None
     warnings: bool | None = None
+    pgn: bool | None = None
 
     def has(self, word: Word) -> bool:
         """Whether the message carries ``word``.
@@ -206,7 +215,21 @@ def read_words(body: str) -> Words:
     True
     >>> read_words("14. Кf3-d4 реми?").has(Word.DRAW)
     True
+
+    The words of the last texts of a usual length are kept, as their moves are
+    (:func:`mailbot.rules.notation.read_moves`).
     """
+    if len(body) <= KEPT_TEXT:
+        return _kept_words(body)
+    return _read_words(body)
+
+
+@functools.lru_cache(maxsize=64)
+def _kept_words(body: str) -> Words:
+    return _read_words(body)
+
+
+def _read_words(body: str) -> Words:
     found: list[Command] = []
     for raw_line in body[:MAX_READ].splitlines():
         line = raw_line.strip()
@@ -248,18 +271,20 @@ def read_words(body: str) -> Words:
                 leave = (parse_date(match.group(1)), parse_date(match.group(2)))
     digest = next((_switch(c.rest) for c in found if c.word is Word.DIGEST), None)
     warnings = next((_switch(c.rest) for c in found if c.word is Word.WARNINGS), None)
-    return Words(tuple(found), leave, error, digest, warnings)
+    pgn = next((_switch(c.rest) for c in found if c.word is Word.PGN), None)
+    return Words(tuple(found), leave, error, digest, warnings, pgn)
 
 
 #: The words turned on or off by what follows them (:func:`_switch`).
-_SWITCHED = (Word.DIGEST, Word.WARNINGS)
+_SWITCHED = (Word.DIGEST, Word.WARNINGS, Word.PGN)
 
 
 def _switch(rest: str) -> bool | None:
-    """``on`` or ``off`` after ``digest`` or ``warnings``, in any of the three languages.
+    """``on`` or ``off`` after ``digest``, ``warnings`` or ``pgn``, in any of the three
+    languages.
 
-    >>> _switch("on"), _switch("ИЗКЛ."), _switch("this later")
-    (True, False, None)
+    >>> _switch("on"), _switch("ИЗКЛ."), _switch("this later"), read_words("pgn выкл").pgn
+    (True, False, None, False)
     """
     first = rest.casefold().split()
     return _DIGEST_SWITCH.get(first[0].strip(".,;:!?")) if first else None

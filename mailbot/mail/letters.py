@@ -51,7 +51,7 @@ from mailbot.mail.headers import (
     subject_core,
     unfold,
 )
-from mailbot.mail.mime import Piece, text_pieces
+from mailbot.mail.mime import Piece, bounded_nesting, pgn_attached, text_pieces
 from mailbot.mail.quoting import new_text, squeeze_blank_lines
 from mailbot.mail.storable import (
     MAX_ADDRESS,
@@ -61,6 +61,8 @@ from mailbot.mail.storable import (
     MAX_TEXT,
     storable,
 )
+from mailbot.rules.notation import read_moves
+from mailbot.rules.pgnread import game_tag_of, pasted_pgn, read_pgn
 
 __all__ = [
     "AutoKind",
@@ -75,10 +77,10 @@ class Letter:
     """One received message, as far as the bot cares.
 
     ``body`` is the new text only: no quoted text, no signature, nothing from
-    forwarded messages or attachments. ``full_text`` is the whole decoded text
-    body. ``garbled`` is true when the body could not be decoded cleanly
-    (unknown charset, characters that had to be replaced, a truncated MIME
-    structure): then an unclear move is the post's fault, not the player's,
+    forwarded messages or attachments, save a PGN (:func:`_with_pgn`). ``full_text``
+    is the whole decoded text body. ``garbled`` is true when the body could not be
+    decoded cleanly (unknown charset, characters that had to be replaced, a
+    truncated MIME structure): then an unclear move is the post's fault, not the player's,
     and costs no penalty (art. 16-17). ``headers`` holds selected header
     fields, keys in lower case, values unfolded.
 
@@ -177,11 +179,12 @@ def _text_body(value: str) -> str:
 def _message(raw: bytes) -> tuple[Message, bool]:
     """The parsed message, and whether its body could be read.
 
-    A body the parser cannot take (a thousand nested parts exhaust its
-    recursion) leaves the header fields: the sender is still known.
+    A body the parser cannot take leaves the header fields: the sender is still
+    known. Multiparts past a bound are opaque (:func:`bounded_nesting`).
     """
     try:
-        return BytesParser(policy=email_policy.compat32).parsebytes(raw), True
+        parsed = BytesParser(policy=email_policy.compat32).parsebytes(bounded_nesting(raw))
+        return parsed, True
     except (RecursionError, MemoryError, Exception):
         pass
     head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
@@ -216,6 +219,7 @@ def _read(raw: bytes, own_addresses: Collection[str]) -> Letter:
         # Not a message at all: no header field could be read.
         full = unquoted = ""
     body = _text_body(new_text(unquoted))
+    body, pgn_tag = _with_pgn(body, pgn_attached(message) if readable and items else None)
     return Letter(
         message_id=normal_message_id(headers.get("message-id")),
         raw_sha256=hashlib.sha256(raw).hexdigest(),
@@ -227,7 +231,7 @@ def _read(raw: bytes, own_addresses: Collection[str]) -> Letter:
         cc_addrs=tuple(a for _, a in address_pairs(every("cc")))[:50],
         subject=subject,
         subject_core=subject_core(subject),
-        game_tag=game_tag(subject),
+        game_tag=game_tag(subject) or pgn_tag,
         in_reply_to=message_id_list(headers.get("in-reply-to", ""))[:10],
         references=message_id_list(" ".join(every("references")))[-MAX_REFERENCES:],
         date_header=_date(headers.get("date")),
@@ -242,6 +246,33 @@ def _read(raw: bytes, own_addresses: Collection[str]) -> Letter:
         readable=readable and bool(items),
         headers=types.MappingProxyType(headers),
     )
+
+
+def _with_pgn(body: str, attached: str | None) -> tuple[str, str | None]:
+    """The body with the PGN it holds or the message carries read as a player's answer
+    (docs/contract.md, "Players' chess programs"), and the game the PGN names.
+
+    A PGN pasted in the body, or else attached, becomes its moves as a copy of the
+    game written by hand, then the words of its comment after the last move
+    (:mod:`mailbot.rules.pgnread`); the rest of the body stays before them. A
+    pasted PGN leaves the body even when an attached one is read (a program mails
+    the PGN as both); an attached PGN is not read beside moves written in the text
+    (a reply that carries the game back as it came).
+
+    >>> _with_pgn('Hi\\n\\n[Event "C"]\\n[GameId "X-1/2"]\\n\\n1. e4 {Yours} *', None)
+    ('Hi\\n\\n1. e2-e4\\n\\nYours', 'X-1/2')
+    >>> _with_pgn("12... Nf6", "1. e4 e5 *")
+    ('12... Nf6', None)
+    """
+    pasted = pasted_pgn(body)
+    text, rest = pasted if pasted is not None else (None, body)
+    if attached is not None and not read_moves(rest[:MAX_TEXT]):
+        text = attached
+    answer = read_pgn(text) if text is not None else None
+    if answer is None:
+        return body, None
+    words = "\n\n".join(p for p in (rest, answer.text, answer.comment) if p)
+    return _text_body(words), game_tag_of(answer)
 
 
 def read_letter(raw: bytes, *, own_addresses: Collection[str] = ()) -> Letter:

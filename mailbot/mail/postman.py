@@ -2,9 +2,9 @@
 
 The durable queue is the ``outbox`` table (:mod:`mailbot.store.outbox`); this
 module only talks to the server and says precisely whether it accepted, and
-whether a failure is the message's (``permanent``) or the server's
-(``unreachable``: the connection could not be made or broke, so the other
-messages had better wait too).
+whether a failure is the message's (:attr:`SendFailure.PERMANENT`) or the
+server's (:attr:`SendFailure.UNREACHABLE`: the connection could not be made, so
+the other messages had better wait too).
 
 A server that stops answering costs at most ``timeout`` seconds (connect and
 every read); after it failed, :meth:`Postman.available` says no for a while
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import enum
 import logging
 import smtplib
 import ssl
@@ -27,6 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 from mailbot.mail.oauth import OAuthProblem, TokenRevoked, TokenSource, token_source
+from mailbot.mail.settings import Security
 from mailbot.rules.errors import MailError
 
 log = logging.getLogger(__name__)
@@ -48,7 +50,7 @@ class SmtpSettings(Protocol):
     @property
     def port(self) -> int: ...
     @property
-    def security(self) -> object: ...
+    def security(self) -> Security: ...
     @property
     def username(self) -> str | None: ...
     @property
@@ -57,39 +59,32 @@ class SmtpSettings(Protocol):
     def sender(self) -> str: ...
 
 
+class SendFailure(enum.Enum):
+    """How a send failed, which says what to do with the message (and the others)."""
+
+    #: A temporary refusal of this message (a 4xx answer): it is tried again later.
+    TEMPORARY = "temporary"
+    #: Retrying this message is useless (a 5xx answer to its recipients or its data,
+    #: an address the path cannot carry).
+    PERMANENT = "permanent"
+    #: The server could not be reached, would not greet or log in, or refused the bot
+    #: as a sender: no message can go now, and none is to blame.
+    UNREACHABLE = "unreachable"
+    #: The connection broke or timed out while this message was being sent: it may be
+    #: this message's doing (its size, its content) or the server's.
+    MIDWAY = "midway"
+
+
 class SendError(MailError, RuntimeError):
-    """The server did not take the message.
+    """The server did not take the message; ``failure`` says how.
 
-    ``permanent``: retrying this message is useless (a 5xx answer to its
-    recipients or its data, an address the path cannot carry).
-    ``unreachable``: the server could not be reached, would not greet or log
-    in, or refused the bot as a sender; no message can go now. ``midway``:
-    the connection broke or timed out while this message was being sent; it
-    may be this message's doing (its size, its content) or the server's.
-    Anything else is a temporary refusal of this message (a 4xx answer).
+    >>> SendError("SMTP relay:25: connection lost", SendFailure.MIDWAY).failure.value
+    'midway'
     """
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        permanent: bool = False,
-        unreachable: bool = False,
-        midway: bool = False,
-    ) -> None:
+    def __init__(self, message: str, failure: SendFailure = SendFailure.TEMPORARY) -> None:
         super().__init__(message)
-        self.permanent = permanent
-        self.unreachable = unreachable
-        self.midway = midway
-
-
-def security_mode(security: object) -> str:
-    """``ssl``, ``starttls`` or ``none``, from the config's enum or a plain string.
-
-    >>> security_mode("starttls")
-    'starttls'
-    """
-    return str(getattr(security, "value", security))
+        self.failure = failure
 
 
 def compose_address(sender: str) -> str:
@@ -148,7 +143,7 @@ class Postman:
 
     def _unreachable(self, reason: str) -> SendError:
         self.pause()
-        return SendError(f"{self.where}: {reason}", unreachable=True)
+        return SendError(f"{self.where}: {reason}", SendFailure.UNREACHABLE)
 
     def _reached(self) -> None:
         self._pause = 0.0
@@ -168,14 +163,13 @@ class Postman:
 
     def _connect(self) -> smtplib.SMTP:
         s = self.settings
-        mode = security_mode(s.security)
         server: smtplib.SMTP
-        if mode == "ssl":
+        if s.security is Security.SSL:
             context = ssl.create_default_context()
             server = smtplib.SMTP_SSL(s.host, s.port, timeout=self.timeout, context=context)
         else:
             server = smtplib.SMTP(s.host, s.port, timeout=self.timeout)
-            if mode == "starttls":
+            if s.security is Security.STARTTLS:
                 server.starttls(context=ssl.create_default_context())
         try:
             server.ehlo_or_helo_if_needed()
@@ -231,14 +225,14 @@ class Postman:
         except OAuthProblem as problem:
             if not isinstance(problem, TokenRevoked):
                 self.pause()
-            raise SendError(f"{self.where}: {problem}", unreachable=True) from problem
+            raise SendError(f"{self.where}: {problem}", SendFailure.UNREACHABLE) from problem
         except smtplib.SMTPAuthenticationError as exc:
             checked = "smtp.username and smtp.password"
             if self.tokens is not None:
                 checked = "smtp.username and the scopes the token was granted"
             raise SendError(
                 f"{self.where}: login refused ({exc.smtp_code}); check {checked}",
-                unreachable=True,
+                SendFailure.UNREACHABLE,
             ) from exc
         except (OSError, smtplib.SMTPException) as exc:
             raise self._unreachable(str(exc) or type(exc).__name__) from exc
@@ -254,7 +248,7 @@ class Postman:
 
         ``compose(smtputf8)`` gives the message's bytes and ``recipients(smtputf8)``
         the envelope recipients, in the forms the server can carry (it may raise
-        :class:`SendError` itself, ``permanent``, for an address it cannot).
+        :class:`SendError` itself, :attr:`SendFailure.PERMANENT`, for an address it cannot).
         Returns the recipients the server refused while accepting the others.
         Inside :meth:`batch` the connection is kept for the next message.
         ``envelope_from`` is the return path (MAIL FROM); by default the sender's
@@ -293,7 +287,8 @@ class Postman:
         if isinstance(exc, smtplib.SMTPRecipientsRefused):
             answers = {a: f"{code} {_text(reply)}" for a, (code, reply) in exc.recipients.items()}
             for_good = all(code >= 500 for code, _ in exc.recipients.values())
-            return SendError(f"every recipient refused: {answers}", permanent=for_good), False
+            failure = SendFailure.PERMANENT if for_good else SendFailure.TEMPORARY
+            return SendError(f"every recipient refused: {answers}", failure), False
         if isinstance(exc, smtplib.SMTPSenderRefused):
             # the relay will not take mail from the bot at all (not authenticated,
             # blacklisted, over a quota): no message can go, and none is to blame
@@ -302,16 +297,16 @@ class Postman:
                 "check smtp.sender, smtp.username and the relay's rules"
             ), False
         if isinstance(exc, smtplib.SMTPServerDisconnected):
-            return SendError(f"{self.where}: connection lost: {exc}", midway=True), True
+            return SendError(f"{self.where}: connection lost: {exc}", SendFailure.MIDWAY), True
         if isinstance(exc, smtplib.SMTPResponseException):
             permanent = 500 <= exc.smtp_code < 600
             return SendError(
                 f"{self.where} answered {exc.smtp_code}: {_text(exc.smtp_error)}",
-                permanent=permanent,
+                SendFailure.PERMANENT if permanent else SendFailure.TEMPORARY,
             ), False
         if isinstance(exc, (OSError, smtplib.SMTPException)):
             reason = str(exc) or type(exc).__name__
-            return SendError(f"{self.where}: {reason}", midway=True), True
+            return SendError(f"{self.where}: {reason}", SendFailure.MIDWAY), True
         # composing failed: the message's fault, the connection is fine; anything
         # else (a stop) leaves the server unwaited for
         return None, not isinstance(exc, Exception)

@@ -71,15 +71,15 @@ import chess
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from mailbot.compose.catalogue import say
+from mailbot.compose.catalogue import say_kept
 from mailbot.mail.addresses import AddressError
 from mailbot.mail.files import write_file
+from mailbot.mail.wire import compose
 from mailbot.publish.evidencewords import HEADINGS, Wording
 from mailbot.publish.report import find_game
 from mailbot.rules.errors import PublishError
-from mailbot.rules.phrase import Phrase
 from mailbot.store.models import Claim, Game, InboundMessage, Leave, LeaveExtra, Outbox, Player
-from mailbot.store.outbox import compose
+from mailbot.store.outbox import outgoing
 from mailbot.store.record import control_of, local_date, profile_of, tag_of, totals
 
 __all__ = ["EvidenceFolderError", "evidence_name", "moves_table", "write_evidence"]
@@ -126,7 +126,7 @@ def write_evidence(session: Session, tag: str, folder: Path, *, sender: str) -> 
       mailbox (IMAP INTERNALDATE);
     - sent: every outbox row of the game, and every message about several
       games (one reader, one moment: a leave, a digest) whose text names
-      ``[INDEX/N]``: composed as :func:`mailbot.store.outbox.compose` composes it
+      ``[INDEX/N]``: composed as :func:`mailbot.mail.wire.compose` composes it
       for a server without SMTPUTF8 (the form nearly every message takes; an
       address that cannot go without SMTPUTF8 is written as it goes with it),
       named by the instant the SMTP server accepted it. Mail still waiting
@@ -281,9 +281,7 @@ def _received(m: InboundMessage, w: Wording) -> _Entry:
 def _reason(m: InboundMessage, w: Wording) -> str:
     """Why the bot did not act on ``m``, in the file's language (a row kept before
     reasons were phrases has its English)."""
-    if m.reason_phrase:
-        return say(w.language, Phrase.from_data(m.reason_phrase))
-    return m.reason or ""
+    return say_kept(w.language, m.reason_phrase, m.reason)
 
 
 def _sent(rows: Sequence[Outbox], sender: str, w: Wording) -> list[_Entry]:
@@ -329,10 +327,11 @@ def _sent(rows: Sequence[Outbox], sender: str, w: Wording) -> list[_Entry]:
 def _composed(row: Outbox, sender: str) -> tuple[bytes | None, str]:
     """The message as the outbox sends it, its MIME boundaries derived from its Message-ID."""
     try:
+        mail = outgoing(row)
         try:
-            data = compose(row, sender, smtputf8=False)
+            data = compose(mail, sender, smtputf8=False)
         except AddressError:
-            data = compose(row, sender, smtputf8=True)
+            data = compose(mail, sender, smtputf8=True)
     except (AddressError, ValueError) as exc:
         return None, _one_line(str(exc))
     for n, old in enumerate(dict.fromkeys(_BOUNDARY.findall(data))):

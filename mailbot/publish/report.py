@@ -1,5 +1,10 @@
 """What the command line shows: status of games, PGN, standings.
 
+Each table is wholly in one language: the tournament's, or the one the
+operator names (``--language``); the status lines are the catalogue's
+``status.*`` phrases (:mod:`mailbot.compose.catalogue`), dates ISO as in the
+standings and the PGN export.
+
 >>> split_tag("BG-2026-E1/7")
 ('BG-2026-E1', 7)
 """
@@ -11,14 +16,17 @@ import datetime
 from collections.abc import Sequence
 from zoneinfo import ZoneInfo
 
-import chess
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from mailbot.compose.catalogue import Phrase, has, say
 from mailbot.compose.diagram import text_diagram
 from mailbot.compose.digests import NEAR
-from mailbot.rules import clock
+from mailbot.rules import clock, due
 from mailbot.rules.errors import PublishError
+from mailbot.rules.game import Termination
+from mailbot.rules.pgn import WORDS as PGN_WORDS
+from mailbot.rules.result import Result
 from mailbot.rules.standings import (
     Crosstable,
     Match,
@@ -29,16 +37,17 @@ from mailbot.rules.standings import (
     render_team_table,
     team_table,
 )
+from mailbot.rules.tabletext import CROSSTABLE_WORDS
+from mailbot.store.kinds import PenaltyReason
 from mailbot.store.models import Claim, Game, Leave, Player, Tournament
 from mailbot.store.outbox import bounced_moves
 from mailbot.store.record import (
     Waiting,
-    awarded_oversteps,
     board_of,
     color_name,
     control_of,
     export_pgn,
-    history,
+    game_state,
     local_date,
     profile_of,
     tag_of,
@@ -85,7 +94,7 @@ OVERVIEW_GAMES = 100
 OVERVIEW_ATTENTION = 50
 
 
-def overview(session: Session, now: datetime.datetime) -> str:
+def overview(session: Session, now: datetime.datetime, language: str | None = None) -> str:
     """Every tournament: its games, whose move, both clocks.
 
     Each tournament has a line of counts (games, finished, in play, whose
@@ -96,12 +105,19 @@ def overview(session: Session, now: datetime.datetime) -> str:
     most :data:`OVERVIEW_ATTENTION`, and says how to see them all; one whose
     games are all finished is its two lines. A federation's five thousand
     games are so a page, and a club's ten games are all there.
+
+    Each tournament's lines are in its own language, or all in ``language``
+    when it is given (the line saying there is no tournament too; else English).
     """
     lines: list[str] = []
     for t in _tournaments(session):
-        views = [_view(g, now) for g in t.games]
-        lines.append(f"{t.index}  {t.name}  ({t.profile}, {t.start} to {_end(t)})")
-        lines.append(f"  {_counts(views)}")
+        said = language or t.language
+        views = [_view(g, now, said) for g in t.games]
+        lines.append(
+            _say(said, "overview", index=t.index, name=t.name, start=t.start, end=_end(t, said),
+                 **_profile(t))
+        )  # fmt: skip
+        lines.append(f"  {_counts(views, said)}")
         playing = [v for v in views if v.game.result is None]
         if not playing:
             continue
@@ -113,75 +129,101 @@ def overview(session: Session, now: datetime.datetime) -> str:
         shown = urgent[:OVERVIEW_ATTENTION]
         lines.extend(f"  {v.line(width)}" for v in shown)
         rest = len(playing) - sum(1 for v in shown if v.game.result is None)
-        other = "other game" if rest == 1 else "other games"
-        lines.append(f"  ({rest} {other} in play; every game: mailbot status {t.index})")
+        lines.append(f"  {_say(said, 'more', rest=rest, command=f'mailbot status {t.index}')}")
     if not lines:
-        lines.append("no tournaments (import one with: mailbot tournament import FILE)")
+        command = "mailbot tournament import FILE"
+        lines.append(_say(language or "en", "none", command=command))
     return "\n".join(lines) + "\n"
 
 
-def game_status(session: Session, tag: str, now: datetime.datetime) -> str:
+def game_status(
+    session: Session, tag: str, now: datetime.datetime, language: str | None = None
+) -> str:
     """One game: the position, the clocks, every move with its dates and days; a move
-    whose mail came back undelivered says so, with the day it came back."""
+    whose mail came back undelivered says so, with the day it came back. In
+    ``language``, else the tournament's."""
     g = find_game(session, tag)
+    said = language or g.tournament.language
     tz = ZoneInfo(g.tournament.timezone)
     board = board_of(g)
     sums = totals(g)
-    out = [f"{tag_of(g)}  {g.white.name} – {g.black.name}  ({g.tournament.profile})"]
+    out = [
+        _say(said, "game", tag=tag_of(g), white_player=g.white.name, black_player=g.black.name,
+             **_profile(g.tournament))
+    ]  # fmt: skip
     if g.result:
-        out.append(f"result {g.result} ({g.termination})")
+        out.append(_ended(g, said, "result"))
     else:
-        turn = "White" if board.turn == chess.WHITE else "Black"
         running = _running_days(g, now)
         state = control_of(g, board.turn, running)
         out.append(
-            f"{turn} to move, {running} days running; next control move "
-            f"{state.next_control_move}: {state.used_days} of {state.limit_days} days used"
-        )
-    out.append(f"time used: White {sums.white}, Black {sums.black} (penalties included)")
+            _say(said, "clock", colour=color_name(board.turn), running=running,
+                 move=state.next_control_move, used=state.used_days, limit=state.limit_days)
+        )  # fmt: skip
+    out.append(_say(said, "used", white_days=sums.white, black_days=sums.black))
     out.append("")
     out.append(text_diagram(board))
     out.append("")
-    out.append(f"{'ply':>4} {'move':<8} {'received':<10} {'sent':<10} days")
+    heads = {k: _say(said, f"column.{k}") for k in ("ply", "move", "received", "sent", "days")}
+    ply_w, move_w = max(4, len(heads["ply"])), max(8, len(heads["move"]))
+    date_w = max(10, len(heads["received"]), len(heads["sent"]))
+    out.append(
+        f"{heads['ply']:>{ply_w}} {heads['move']:<{move_w}} {heads['received']:<{date_w}} "
+        f"{heads['sent']:<{date_w}} {heads['days']}"
+    )
     bounced = bounced_moves(session, [g.id]).get(g.id, {})
     for m in g.moves:
         san = m.san  # as it was played
         received = m.received_counted_on.isoformat() if m.received_counted_on else "-"
-        flag = " (conditional)" if m.automatic else ""
+        flag = _say(said, "conditional") if m.automatic else ""
         if (came_back := bounced.get((m.ply, m.uci))) is not None:
-            flag += f" (its mail came back undelivered on {local_date(came_back, tz).isoformat()})"
+            flag += _say(said, "bounced", day=local_date(came_back, tz).isoformat())
+        sent = local_date(m.sent_at, tz).isoformat()
         out.append(
-            f"{m.ply:>4} {san:<8} {received:<10} {local_date(m.sent_at, tz).isoformat():<10} "
-            f"{m.days}{flag}"
+            f"{m.ply:>{ply_w}} {san:<{move_w}} {received:<{date_w}} {sent:<{date_w}} {m.days}{flag}"
         )
     for p in g.penalties:
-        out.append(f"penalty: {p.color} +{p.days} days ({p.reason}) at ply {p.ply_at}")
+        out.append(
+            _say(said, "penalty", colour=p.color, side=p.color, days=p.days, ply=p.ply_at,
+                 reason=_penalty_reason(p.reason))
+        )  # fmt: skip
     return "\n".join(out) + "\n"
 
 
-def tournament_status(session: Session, index: str, now: datetime.datetime) -> str:
+def _penalty_reason(reason: str) -> Phrase | str:
+    """A penalty's stored reason as its phrase; one no longer given, as it is kept."""
+    try:
+        return Phrase(f"penalty-reason.{PenaltyReason(reason).code}")
+    except ValueError:
+        return reason
+
+
+def tournament_status(
+    session: Session, index: str, now: datetime.datetime, language: str | None = None
+) -> str:
     """Every game of tournament ``index``, one line each, then the counts.
 
     A line gives the game's tag and players, then whose move it is, the days
     running on that move (leave days not counted) and the days left to the
     next time control (the days used on the moves before included), both
     players' time, and what needs the director (:func:`attention`); or the
-    result of a finished game. Raises :class:`UnknownGameError` for an
-    unknown index.
+    result of a finished game. In ``language``, else the tournament's.
+    Raises :class:`UnknownGameError` for an unknown index.
     """
     found = _tournaments(session, index)
     if not found:
         raise UnknownGameError(f"no tournament {index}")
     t = found[0]
+    said = language or t.language
     p = profile_of(t)
-    views = [_view(g, now) for g in t.games]
+    views = [_view(g, now, said) for g in t.games]
     width = max((len(tag_of(g)) for g in t.games), default=0)
     out = [
-        f"{t.index}  {t.name}  ({t.profile}: {p.days_per_control} days per "
-        f"{p.moves_per_control} moves; {t.start} to {_end(t)})"
-    ]
+        _say(said, "head", index=t.index, name=t.name, days=p.days_per_control,
+             moves=p.moves_per_control, start=t.start, end=_end(t, said), **_profile(t))
+    ]  # fmt: skip
     out.extend(f"  {v.line(width)}" for v in views)
-    out.append(_counts(views))
+    out.append(_counts(views, said))
     return "\n".join(out) + "\n"
 
 
@@ -195,125 +237,150 @@ class Attention:
     what: str
 
 
-def attention(g: Game, now: datetime.datetime) -> list[Attention]:
-    """What in ``g`` needs the director at ``now``, the earliest first.
+def attention(g: Game, now: datetime.datetime, language: str = "en") -> list[Attention]:
+    """What in ``g`` needs the director at ``now``, the earliest first, in ``language``.
 
     An open claim is listed alone: the game waits for its decision. Otherwise
     the player to move's overstep and silence deadlines count (as the sweep
     and the director's digest compute them, a delay notice protecting from
     silence) when they are past or at most :data:`NEAR` ahead.
     """
-    return _attention(g, now, None if g.result else waiting(g))
+    return _attention(g, now, None if g.result else waiting(g), language)
 
 
-def _attention(g: Game, now: datetime.datetime, w: Waiting | None) -> list[Attention]:
+#: The deadlines of the player to move that the director should see, and their phrases.
+_ATTENDED = {
+    due.DueKind.OVERSTEP: "overstep",
+    due.DueKind.SILENCE: "silence",
+    due.DueKind.SILENCE_REPORT: "silence-report",
+}
+
+
+def _attention(
+    g: Game, now: datetime.datetime, w: Waiting | None, language: str
+) -> list[Attention]:
     tz = ZoneInfo(g.tournament.timezone)
-    claims = [Attention(c.opened_at, _claim_words(c, tz)) for c in g.claims if c.status == "open"]
+    claims = [
+        Attention(c.opened_at, _claim_words(c, tz, language))
+        for c in g.claims
+        if c.status == "open"
+    ]
     if claims or w is None:
         return sorted(claims, key=lambda a: a.due)
     if w.since > now:
         return []
-    moves, penalties = history(g, w.color)
     colour = color_name(w.color)
     found: list[Attention] = []
-    overstep = clock.overstep_at(
-        w.profile, moves, w.since, penalties, w.leaves, w.tz, awarded_oversteps(g, w.color)
-    )
-    if overstep is not None and overstep <= now + NEAR:
-        found.append(Attention(overstep, _due_words(f"{colour}'s overstep", overstep, now, tz)))
-    ply = len(g.moves)
-    # a delay notice protects from silence (art. 25); where the silence loses only
-    # after the repeat (art. 31), an unplayed first move is never repeated
-    protected = any(d.color == colour and d.ply_at == ply for d in g.delays) or (
-        ply == 0 and w.profile.silence_requires_repeat
-    )
-    silences = (
-        (f"{colour}'s silence limit", clock.silence_due(w.profile, w.since, w.leaves, w.tz)),
-        (
-            f"{colour}'s silence, for the director to decide",
-            clock.silence_report_due(w.profile, w.since, w.leaves, w.tz),
-        ),
-    )
-    for what, due in silences:
-        if due is not None and due <= now + NEAR and not protected:
-            found.append(Attention(due, _due_words(what, due, now, tz)))
-    return sorted(found, key=lambda a: a.due)
+    seen: set[due.DueKind] = set()
+    # the sweep's own reading (rules.due.schedule): a delay notice protecting from
+    # silence (art. 25), no silence before the first move where it follows a repeat
+    # (art. 31), nothing after play stops; the first overstep of the move alone
+    for d in due.schedule(game_state(g)):
+        kind = _ATTENDED.get(d.kind)
+        if kind is None or d.kind in seen or d.at > now + NEAR:
+            continue
+        seen.add(d.kind)
+        when = "past" if d.at <= now else "ahead"
+        day = local_date(d.at, tz).isoformat()
+        words = _say(language, f"due.{kind}.{when}", colour=colour, side=colour, day=day)
+        found.append(Attention(d.at, words))
+    return found
 
 
-def _claim_words(c: Claim, tz: ZoneInfo) -> str:
-    against = f" against {c.against}" if c.against else ""
-    return f"{c.kind} claim{against} waiting since {local_date(c.opened_at, tz)}"
-
-
-def _due_words(what: str, due: datetime.datetime, now: datetime.datetime, tz: ZoneInfo) -> str:
-    when = "fell due" if due <= now else "due"
-    return f"{what}: {when} {local_date(due, tz)}"
+def _claim_words(c: Claim, tz: ZoneInfo, language: str) -> str:
+    what = Phrase(f"status.claim-kind.{c.kind}")
+    day = local_date(c.opened_at, tz).isoformat()
+    if c.against:
+        return _say(language, "claim-against", what=what, colour=c.against, side=c.against, day=day)
+    return _say(language, "claim", what=what, day=day)
 
 
 @dataclasses.dataclass(frozen=True)
 class _View:
-    """One game as the status lines show it."""
+    """One game as the status lines show it, in ``language``."""
 
     game: Game
     state: str
     attention: Sequence[Attention]
+    language: str = "en"
 
     def line(self, width: int) -> str:
         g = self.game
         sums = totals(g)
-        text = (
-            f"{tag_of(g):<{width}}  {g.white.name} – {g.black.name}: ply {len(g.moves)}, "
-            f"{self.state}; time White {sums.white}, Black {sums.black}"
-        )
+        text = _say(
+            self.language, "line", tag=f"{tag_of(g):<{width}}", white_player=g.white.name,
+            black_player=g.black.name, ply=len(g.moves), state=self.state,
+            white_days=sums.white, black_days=sums.black,
+        )  # fmt: skip
         if self.attention:
             text += " — " + "; ".join(a.what for a in self.attention)
         return text
 
 
-def _view(g: Game, now: datetime.datetime) -> _View:
+def _view(g: Game, now: datetime.datetime, language: str = "en") -> _View:
     if g.result:
-        return _View(g, f"finished {g.result} ({g.termination})", ())
+        return _View(g, _ended(g, language, "finished"), (), language)
     w = waiting(g)
     running = _running_days(g, now, w)
     control = control_of(g, w.color, running)
-    turn = "White" if w.color == chess.WHITE else "Black"
     if control.lost:
-        left = (
-            f"overstepped: {control.used_days} of {control.limit_days} days used "
-            f"by move {control.next_control_move}"
-        )
+        left = _say(language, "overstepped", used=control.used_days, limit=control.limit_days,
+                    move=control.next_control_move)  # fmt: skip
     else:
-        left = (
-            f"{control.days_left} of {control.limit_days} days left "
-            f"to move {control.next_control_move}"
-        )
+        left = _say(language, "left", left=control.days_left, limit=control.limit_days,
+                    move=control.next_control_move)  # fmt: skip
     today = local_date(now, w.tz)
     away = [lv.end for lv in w.leaves if lv.start <= today <= lv.end]
-    leave = f" (on leave until {max(away)})" if away else ""
-    state = f"{turn} to move{leave}, {_days(running)} running, {left}"
-    return _View(g, state, _attention(g, now, w))
+    leave = _say(language, "on-leave", day=max(away).isoformat()) if away else ""
+    state = _say(language, "to-move", colour=color_name(w.color), leave=leave, running=running,
+                 left=left)  # fmt: skip
+    return _View(g, state, _attention(g, now, w, language), language)
 
 
-def _counts(views: Sequence[_View]) -> str:
+def _counts(views: Sequence[_View], language: str) -> str:
     finished = sum(1 for v in views if v.game.result)
     playing = [v for v in views if not v.game.result]
     if not playing:
-        return f"all {len(views)} games finished" if views else "no games"
+        return _say(language, "count.all-finished" if views else "count.none", games=len(views))
     white = sum(1 for v in playing if len(v.game.moves) % 2 == 0)
     needing = sum(1 for v in views if v.attention)
-    return (
-        f"{len(views)} games: {finished} finished, {len(playing)} in play "
-        f"({white} White to move, {len(playing) - white} Black to move); "
-        f"{needing} {'needs' if needing == 1 else 'need'} the director"
-    )
+    return _say(language, "count.games", games=len(views), finished=finished,
+                playing=len(playing), white=white, black=len(playing) - white,
+                needing=needing)  # fmt: skip
 
 
-def _days(n: int) -> str:
-    return f"{n} day" if n == 1 else f"{n} days"
+def _say(language: str, code: str, **details: object) -> str:
+    """The status phrase ``status.CODE`` in ``language``.
+
+    >>> _say("ru", "left", left=46, limit=50, move=10)
+    'осталось 46 из 50 дней до хода 10'
+    """
+    return say(language, Phrase(f"status.{code}", details))
 
 
-def _end(t: Tournament) -> str:
-    return f"{t.extended_to} (extended)" if t.extended_to else str(t.end)
+def _profile(t: Tournament) -> dict[str, object]:
+    """The tournament's rules: its profile's name (``bg-email``), and the words for it."""
+    rules = Phrase(f"profile.{t.profile}") if has("en", f"profile.{t.profile}") else t.profile
+    return {"profile": t.profile, "rules": rules}
+
+
+def _ended(g: Game, language: str, code: str) -> str:
+    """A finished game's result and how it ended (the PGN's words for it)."""
+    if g.result == Result.ANNULLED:
+        return _say(language, "annulled")
+    try:
+        ending = PGN_WORDS.get(language, PGN_WORDS["en"]).endings[Termination(g.termination)]
+    except ValueError:
+        ending = g.termination or ""
+    if not ending:
+        return _say(language, f"{code}-bare", result=g.result)
+    return _say(language, code, result=g.result, ending=ending)
+
+
+def _end(t: Tournament, language: str) -> str:
+    if t.extended_to:
+        return _say(language, "extended", day=t.extended_to.isoformat())
+    return str(t.end)
 
 
 def _running_days(g: Game, now: datetime.datetime, w: Waiting | None = None) -> int:
@@ -457,11 +524,14 @@ def team_table_of(t: Tournament) -> TeamTable:
     return team_table([(team.key, team.name) for team in t.teams], matches_of(t))
 
 
-def standings_of(session: Session, index: str) -> str:
-    """The crosstable of tournament ``index``, or its team table, in its language."""
+def standings_of(session: Session, index: str, language: str | None = None) -> str:
+    """The crosstable of tournament ``index``, or its team table, wholly in one
+    language: ``language``, else the tournament's."""
     t = tournament_of(session, index)
+    language = language or t.language
     finished = sum(1 for g in t.games if g.result)
-    head = f"{t.index}  {t.name}: {finished} of {len(t.games)} games finished\n\n"
+    said = CROSSTABLE_WORDS.get(language, CROSSTABLE_WORDS["en"])["finished"]
+    head = f"{t.index}  {t.name}: {said.format(finished=finished, games=len(t.games))}\n\n"
     if t.teams:
-        return head + render_team_table(team_table_of(t), t.language)
-    return head + render_crosstable(crosstable_of(t), t.language)
+        return head + render_team_table(team_table_of(t), language)
+    return head + render_crosstable(crosstable_of(t), language)

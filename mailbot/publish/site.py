@@ -65,7 +65,8 @@ import yaml
 from sqlalchemy import select
 from sqlalchemy.orm import Session, object_session
 
-from mailbot.compose.notices import long_date, template_dir
+from mailbot.compose.catalogue import template_dir
+from mailbot.compose.notices import long_date
 from mailbot.mail.files import write_file
 from mailbot.publish import report
 from mailbot.rules import clock

@@ -3,11 +3,11 @@
 What is here decides (a move's verdict, the days a move took, a game's end,
 the pairings, the standings, the rule sets of the profiles) and does no I/O:
 no database, no mail, no network, no wall clock (``now`` is a parameter).
-It imports only the standard library, python-chess and the other modules of
-this folder; every other module of the bot may import it (a phrase's English for a
-log line is written by the catalogue, which installs itself into
-:data:`mailbot.rules.phrase.ENGLISH`). The rules it
-follows are described in ``docs/rules.md``.
+It imports only the standard library, python-chess, pydantic (which checks the
+rule overrides, :mod:`mailbot.rules.validation`) and the other modules of this
+folder; every other module of the bot may import it (a phrase is a code and its
+details: whoever holds the catalogue, :mod:`mailbot.compose.catalogue`, writes
+its words). The rules it follows are described in ``docs/rules.md``.
 
 >>> import chess
 >>> from mailbot.rules.notation import Notation

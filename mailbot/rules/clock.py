@@ -660,38 +660,6 @@ def totals(
     )
 
 
-def charge_message(days: int, move_numbers: Sequence[int]) -> tuple[MoveTime, ...]:
-    """Spread the days of one message over the sender's moves it played.
-
-    A message can play several of the sender's moves at once when it accepts
-    the opponent's conditional line and continues after it (003 part 1
-    art. 6g: Black accepts White's ``10. 6141 5878 11. 3234`` and sends
-    ``11... 4534``). All the days go to the last move the sender actually
-    played; the others cost 0 (art. 32). A proposer's own move of a line
-    is the last move the message played, so the proposer's time goes to the
-    first move of the line.
-
-    >>> charge_message(5, [10, 11])
-    (MoveTime(move_number=10, days=0), MoveTime(move_number=11, days=5))
-    """
-    if not move_numbers:
-        raise MoveHistoryError("a message that plays no move is charged no days")
-    *earlier, last = move_numbers
-    return (*(MoveTime(number, 0) for number in earlier), MoveTime(last, days))
-
-
-def auto_played(move_number: int) -> MoveTime:
-    """A conditional move the bot played for its proposer: it costs 0 days (art. 32).
-
-    Its sending instant is the instant of the opponent's move that triggered
-    it, which is also when the opponent receives it (their next ``received``).
-
-    >>> auto_played(11)
-    MoveTime(move_number=11, days=0)
-    """
-    return MoveTime(move_number, 0)
-
-
 # -- deadlines for the sweep (art. 25, 26, 31; 003 part 1 art. 3a, 3b) -----
 
 
@@ -734,25 +702,6 @@ def _exceeded_at(
     return _raw_days_reached_at(profile, forwarded, days + 1, tuple(leave), zone(profile, tz))
 
 
-def notice_due(
-    profile: Profile,
-    forwarded: datetime,
-    leave: Iterable[LeavePeriod] = (),
-    tz: tzinfo | None = None,
-) -> datetime:
-    """From this instant on, a reply needs a delay notice sent before it (art. 25).
-
-    That is when the days running on the move, counted as the clock counts
-    them but without doubling, exceed ``notice_after_days``.
-
-    >>> from mailbot.rules.profile import profile
-    >>> sofia = ZoneInfo("Europe/Sofia")
-    >>> notice_due(profile("bg-email"), datetime(2026, 3, 1, 10, tzinfo=sofia)).isoformat()
-    '2026-04-12T00:00:00+03:00'
-    """
-    return _exceeded_at(profile, forwarded, profile.notice_after_days, leave, tz)
-
-
 def silence_due(
     profile: Profile,
     forwarded: datetime,
@@ -774,6 +723,32 @@ def silence_due(
     if profile.silence_days is None:
         return None
     return _exceeded_at(profile, forwarded, profile.silence_days, leave, tz)
+
+
+def notice_limit(
+    profile: Profile,
+    forwarded: datetime,
+    leave: Iterable[LeavePeriod] = (),
+    tz: tzinfo | None = None,
+) -> datetime:
+    """The instant from which a delay notice on a move comes too late (art. 25: the
+    opponent is told beforehand; 003 part 1 art. 3a).
+
+    The days running on the move (leave excluded, not doubled) exceed
+    ``notice_after_days``; a notice that reached the bot before this instant
+    covers the move (docs/rules.md 2.4). In ``bg-email`` and ``iccf-server`` the
+    limit is the silence loss's own instant.
+
+    >>> from mailbot.rules.profile import profile
+    >>> sofia, utc = ZoneInfo("Europe/Sofia"), ZoneInfo("UTC")
+    >>> # received 1 March, that day counted: a notice of 15 March (14 days run) is in time
+    >>> notice_limit(profile("iccf-postal"), datetime(2026, 3, 1, 10, tzinfo=utc)).isoformat()
+    '2026-03-16T00:00:00+00:00'
+    >>> p, since = profile("bg-email"), datetime(2026, 3, 3, 11, tzinfo=sofia)
+    >>> notice_limit(p, since) == silence_due(p, since)
+    True
+    """
+    return _exceeded_at(profile, forwarded, profile.notice_after_days, leave, tz)
 
 
 def silence_report_due(

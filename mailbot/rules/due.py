@@ -3,7 +3,8 @@
 From a game's state (:class:`GameState`: plain values, the profile among them)
 :func:`schedule` gives every deadline that will fall as the game stands, each
 on its instant: the repeat (art. 26), the oversteps (docs/rules.md 2.2), the
-silence loss (art. 31) and the silence report (003 part 1 art. 3b), the end
+silence loss (art. 31) and the silence report (003 part 1 art. 3b), which a
+delay notice in time takes away (:func:`notice_covers`), the end
 of a leave, the end of the event and the adjudication (art. 48, 52-53), and
 the warnings before them (docs/contract.md, "Warnings before deadlines").
 :func:`sweep` says what of it has fallen due at ``now``. The desk's sweep
@@ -55,6 +56,8 @@ __all__ = [
     "LeaveEnd",
     "calendar",
     "fallen",
+    "notice_covers",
+    "notice_spares_repeat",
     "overstep_key",
     "play_stops_at",
     "schedule",
@@ -127,8 +130,9 @@ class GameState:
     penalties: tuple[clock.ClockPenalty, ...] = ()
     awarded: tuple[int, ...] = ()
     penalised_at: datetime | None = None
-    #: The player to move noted a delay on this move (art. 25: no silence).
-    delay_noted: bool = False
+    #: When the player to move's delay notice on this move reached the bot (art. 25),
+    #: or None: a notice in time (:func:`notice_covers`) spares them the silence.
+    noticed: datetime | None = None
     #: The withdrawn player's game went to the arbiter (art. 48): the claim's number, when.
     withdrawal: tuple[int, datetime] | None = None
     leave_ends: tuple[LeaveEnd, ...] = ()
@@ -215,11 +219,13 @@ def _clock(state: GameState) -> list[Deadline]:
     """The repeat, the oversteps, the silence and its report of the player to move."""
     p, tz, who, ply = state.profile, state.tz, state.to_move, state.ply
     found: list[Deadline] = []
+    covered = state.noticed is not None and notice_covers(state, state.noticed)
     repeat = clock.repeat_due(p, state.since, state.leaves, tz) if ply > 0 else None
-    if repeat is not None:
+    spared = covered and notice_spares_repeat(p)
+    if repeat is not None and not (spared and state.noticed is not None and state.noticed < repeat):
         found.append(Deadline(DueKind.REPEAT, str(ply), repeat, who))
     found.extend(_oversteps(state))
-    if not state.delay_noted:
+    if not covered:
         silence = clock.silence_due(p, state.since, state.leaves, tz)
         # art. 31: the silence loss follows a repeat, so none before the first move
         if silence is not None and (
@@ -233,6 +239,46 @@ def _clock(state: GameState) -> list[Deadline]:
     if p.auto_forfeit:
         stop = min([stop, *(d.at + timedelta.resolution for d in found if d.decisive)])
     return [d for d in found if d.at < stop]
+
+
+def notice_covers(state: GameState, at: datetime) -> bool:
+    """Whether a delay notice that reached the bot at ``at`` covers the move awaited in
+    ``state``: it came before ``notice_after_days`` days had run on it (art. 25: the
+    opponent is told beforehand; :func:`clock.notice_limit`). A notice sent before the
+    move came is in time. A notice in time spares the player the silence loss
+    (art. 31; 003 part 2 art. 3b) and the silence report (003 part 1 art. 3b) on
+    that move; a later one is kept for the director and spares nothing.
+
+    >>> from zoneinfo import ZoneInfo
+    >>> from mailbot.rules.profile import profile
+    >>> utc = ZoneInfo("UTC")
+    >>> since = datetime(2026, 3, 1, 10, tzinfo=utc)
+    >>> state = GameState(profile("iccf-postal"), utc, end=date(2026, 12, 31), ply=1,
+    ...                   since=since)
+    >>> notice_covers(state, datetime(2026, 3, 15, 23, tzinfo=utc))
+    True
+    >>> notice_covers(state, datetime(2026, 3, 16, 1, tzinfo=utc))
+    False
+    """
+    return at < clock.notice_limit(state.profile, state.since, state.leaves, state.tz)
+
+
+def notice_spares_repeat(p: Profile) -> bool:
+    """Whether a notice in time spares the player the repeat of the move (art. 26).
+
+    It does where the notice is due no later than the repeat, so the partner knows
+    of the delay before the repeat falls: ``iccf-postal`` (14 days against 14 plus
+    the transit; 003 part 1 art. 3a: the notice is there "to avoid needless
+    repeats"). Where the rules ask for the notice only after the repeat (art. 25:
+    28 and 40 days; art. 26: the repeat at 14), the repeat goes as art. 26 says.
+
+    >>> from mailbot.rules.profile import PROFILES
+    >>> [name for name, p in PROFILES.items() if notice_spares_repeat(p)]
+    ['iccf-postal']
+    """
+    if p.repeat_after_days is None:
+        return False
+    return p.notice_after_days <= p.repeat_after_days + p.repeat_transit_days
 
 
 def _oversteps(state: GameState) -> list[Deadline]:

@@ -326,10 +326,12 @@ class DirectorDigest(Event):
 
 @dataclasses.dataclass(frozen=True)
 class DelayNoted(Event):
-    """Art. 25: the player will answer later; both players are told."""
+    """Art. 25: the player will answer later; both players are told, the player whether
+    the notice came in time to spare them the silence (docs/rules.md 2.4)."""
 
     game: int
     player: int
+    in_time: bool = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -382,6 +384,10 @@ class AnswerKind(enum.Enum):
     DIGEST = "digest"
     #: ``warnings on|off`` done, or (a bare ``warnings``) how they stand.
     WARNINGS = "warnings"
+    #: ``xfcc``: a new Xfcc password (or that the federation offers no Xfcc).
+    XFCC = "xfcc"
+    #: ``pgn on|off`` done, or (a bare ``pgn``) how it stands.
+    PGN = "pgn"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import date, timedelta
 
 from mailbot.rules.errors import RulesError
@@ -251,18 +251,6 @@ def cancel_from(leave: LeavePeriod, day: date) -> LeavePeriod | None:
     if day == leave.start:
         return None
     return LeavePeriod(leave.start, day - _ONE_DAY)
-
-
-def cancel_in_game(leaves: Iterable[LeavePeriod], day: date) -> tuple[LeavePeriod, ...]:
-    """The player's leaves in one game after they moved in it on ``day`` (art. 46).
-
-    >>> leaves = [LeavePeriod(date(2026, 7, 7), date(2026, 7, 13)),
-    ...           LeavePeriod(date(2026, 8, 1), date(2026, 8, 5))]
-    >>> [(x.start.day, x.end.day) for x in cancel_in_game(leaves, date(2026, 7, 9))]
-    [(7, 8), (1, 5)]
-    """
-    kept = (cancel_from(leave, day) for leave in leaves)
-    return tuple(leave for leave in kept if leave is not None)
 
 
 _ISO = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})", re.ASCII)

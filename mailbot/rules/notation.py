@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import re
 from collections.abc import Iterable, Mapping
 
@@ -467,7 +468,26 @@ def read_moves(text: str) -> tuple[Reading, ...]:
     (<Castling.KINGSIDE: '0-0'>, 'О')
     >>> [r.move_text for r in read_moves("реми, 2026, 1988, 3 дни")]
     []
+
+    A message's text is read more than once on its way (the referee, the reply
+    cap, the reading of its words): the readings of the last texts of a usual
+    length are kept.
     """
+    if len(text) <= KEPT_TEXT:
+        return _kept_moves(text)
+    return _read_moves(text)
+
+
+#: Texts up to this length are read once while they are among the last ones read.
+KEPT_TEXT = 10_000
+
+
+@functools.lru_cache(maxsize=64)
+def _kept_moves(text: str) -> tuple[Reading, ...]:
+    return _read_moves(text)
+
+
+def _read_moves(text: str) -> tuple[Reading, ...]:
     readings: list[Reading] = []
     for match in _MOVE_PATTERN.finditer(text):
         readings.append(_reading(match))

@@ -74,7 +74,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import chess
 import chess.pgn
@@ -189,19 +189,25 @@ WORDS: Mapping[str, PgnWords] = {
         "received", "conditional move", "for White", "for Black",
         ("day", "days", "days"), ("move", "moves", "moves"), _EN_ENDINGS,
         {"impossible": "impossible move", "incorrect": "incorrect move",
-         "unclear": "unclear move", "td": "the director's decision"},
+         "unclear": "unclear move", "td": "the director's decision",
+         "groundless complaint": "a groundless complaint (art. 22)",
+         "art. 20": "a complaint upheld (art. 20)"},
     ),
     "bg": PgnWords(
         "получен", "условен ход", "за белите", "за черните",
         ("ден", "дни", "дни"), ("ход", "хода", "хода"), _BG_ENDINGS,
         {"impossible": "невъзможен ход", "incorrect": "неправилен ход",
-         "unclear": "неясен ход", "td": "решение на съдията"},
+         "unclear": "неясен ход", "td": "решение на съдията",
+         "groundless complaint": "неоснователна рекламация (чл. 22)",
+         "art. 20": "уважена рекламация (чл. 20)"},
     ),
     "ru": PgnWords(
         "получен", "условный ход", "для белых", "для черных",
         ("день", "дня", "дней"), ("ход", "хода", "ходов"), _RU_ENDINGS,
         {"impossible": "невозможный ход", "incorrect": "неправильный ход",
-         "unclear": "неясный ход", "td": "решение судьи"},
+         "unclear": "неясный ход", "td": "решение судьи",
+         "groundless complaint": "необоснованная рекламация (ст. 22)",
+         "art. 20": "удовлетворённая рекламация (ст. 20)"},
     ),
 }  # fmt: skip
 
@@ -234,6 +240,8 @@ _PARTICLES = frozenset(
 )  # fmt: skip
 
 _EMAIL = re.compile(r"[^\s@<>\"'()\[\]{},;]+@[^\s@<>\"'()\[\]{},;]+\.[A-Za-z]{2,}")
+#: A bare address as a tag value may hold it (the domain in ASCII, punycode or not).
+_BARE = re.compile(r"[^\s@<>\"'()\[\]{},;\\]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _TAG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_+#=:-]*\Z")
 _DATE = re.compile(r"\d{4}\.\d\d\.\d\d")
 _ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
@@ -288,6 +296,9 @@ class GameRecord:
     ``CorrespondenceTime`` (:func:`words_of`); give ``reason`` in it too.
     ``game_id`` fills ``GameId`` (the game's ``INDEX/N``) and ``board`` the
     ``Board`` of a team event; neither tag is written without its value.
+
+    ``arbiter`` is the bot's own address, for the PGN a mail carries to a player
+    (:func:`mail_tags`): the one address a PGN of the bot ever holds.
     """
 
     event: str
@@ -313,6 +324,7 @@ class GameRecord:
     language: str = "en"
     game_id: str | None = None
     board: int | None = None
+    arbiter: str | None = None
 
 
 def mode_for(profile_name: str) -> str:
@@ -426,8 +438,19 @@ def _without_addresses(value: str) -> str:
 
     >>> _without_addresses("Ivan  Ivanov <ivan@example.org>"), _without_addresses("a@b.org")
     ('Ivan Ivanov', '')
+    >>> _without_addresses("Open ( ) 2026"), _without_addresses(" Petrov,\tIvan ")
+    ('Open 2026', 'Petrov, Ivan')
     """
-    return " ".join(_EMPTY_BRACKETS.sub(" ", _EMAIL.sub(" ", value)).split())
+    if "@" in value:
+        value = _EMAIL.sub(" ", value)
+    if not _OPENING.isdisjoint(value):
+        value = _EMPTY_BRACKETS.sub(" ", value)
+    return " ".join(value.split())
+
+
+#: The characters an empty pair of brackets or quotes begins with: a value without
+#: any (most tags: names, dates, numbers) has no such pair to drop.
+_OPENING = frozenset("<([{\"'")
 
 
 def _tag_value(value: str) -> str:
@@ -485,7 +508,32 @@ def _headers(record: GameRecord, plies: int) -> dict[str, str]:
         if not _TAG_NAME.match(name):
             raise PgnExportError(f"{name!r} is not a PGN tag name")
         headers[name] = value
-    return {name: _tag_value(value) for name, value in headers.items()}
+    tags = {name: _tag_value(value) for name, value in headers.items()}
+    if record.arbiter is not None:
+        tags.update(mail_tags(record.arbiter, record.game_id))
+    return tags
+
+
+def mail_tags(arbiter: str, game_id: str | None) -> dict[str, str]:
+    """The tags of a PGN mailed to a player, for a chess program's e-mail mode (Scid's
+    checks ``Mode`` and ``CmailGameName``): ``WhiteNA`` and ``BlackNA`` hold the
+    arbiter's address, so that the program mails its answer to the bot, never to the
+    opponent; ``CmailGameName`` is the game's tag with ``/`` written ``-``.
+
+    >>> mail_tags("cc@fed.example", "BG-2026-E1/3")
+    {'Mode': 'EM', 'WhiteNA': 'cc@fed.example', 'BlackNA': 'cc@fed.example', \
+'CmailGameName': 'BG-2026-E1-3'}
+    >>> mail_tags("Bot <cc@fed.example>", None)
+    Traceback (most recent call last):
+    ...
+    mailbot.rules.pgn.PgnExportError: 'Bot <cc@fed.example>' is not a bare address
+    """
+    if not _BARE.fullmatch(arbiter):
+        raise PgnExportError(f"{arbiter!r} is not a bare address")
+    tags = {"Mode": "EM", "WhiteNA": arbiter, "BlackNA": arbiter}
+    if game_id:
+        tags["CmailGameName"] = _tag_value(game_id.replace("/", "-"))
+    return tags
 
 
 def build_game(record: GameRecord) -> chess.pgn.Game:
@@ -514,9 +562,7 @@ def build_game(record: GameRecord) -> chess.pgn.Game:
             pgn.comment = ending
         else:
             node.comment = f"{node.comment}; {ending}" if node.comment else ending
-    pgn.headers.clear()
-    for name, value in _headers(record, len(record.moves)).items():
-        pgn.headers[name] = value
+    pgn.headers = chess.pgn.Headers(_headers(record, len(record.moves)))
     return pgn
 
 
@@ -545,14 +591,18 @@ def _comment_tokens(comment: str) -> list[str]:
     ['[%ccsnt 2026.03.04]', 'получен 2026.03.04;', '0 дни;', '+5 дни:', 'x']
     """
     tokens: list[str] = []
-    for part in re.findall(r"\[%[^\]]*\]|\S+", comment):
+    for part in _COMMENT_PART.findall(comment):
         last = tokens[-1] if tokens else "[%"
-        after_number = re.fullmatch(r"[+-]?\d+", last.rsplit(" ", 1)[-1])
+        after_number = _NUMBER.fullmatch(last.rsplit(" ", 1)[-1])
         if not last.startswith("[%") and (_DATE.match(part) or after_number):
             tokens[-1] += " " + part
         else:
             tokens.append(part)
     return tokens
+
+
+_COMMENT_PART = re.compile(r"\[%[^\]]*\]|\S+")
+_NUMBER = re.compile(r"[+-]?\d+")
 
 
 def export(record: GameRecord) -> str:
@@ -561,13 +611,3 @@ def export(record: GameRecord) -> str:
     Write it as UTF-8: names in Cyrillic stay as they are.
     """
     return build_game(record).accept(_Exporter(columns=80)) + "\n"
-
-
-def export_many(records: Iterable[GameRecord]) -> str:
-    """The PGN of several games (a whole tournament), a blank line between games.
-
-    >>> rec = GameRecord("?", "?", "?", "A", "B", datetime.date(2026, 1, 1), [], "*")
-    >>> export_many([rec, rec]).count("[Event ")
-    2
-    """
-    return "\n".join(export(record) for record in records)

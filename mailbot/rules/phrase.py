@@ -10,7 +10,7 @@ Pure data: the modules that decide pass phrases instead of prose, and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["Phrase"]
@@ -24,14 +24,12 @@ class Phrase:
     details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def __str__(self) -> str:
-        """The phrase in English, for logs and the command line.
+        """The phrase's code and details, the same wherever it is written: the words
+        a reader sees are the catalogue's (:func:`mailbot.compose.catalogue.say`).
 
-        The catalogue writes it (:func:`mailbot.compose.catalogue.say`, installed
-        into :data:`ENGLISH` when the catalogue is imported), so the rules read no
-        file; without it a phrase shows its code and details.
+        >>> str(Phrase("order.penalty", {"days": 5, "game": "X-1/3"}))
+        'order.penalty days=5 game=X-1/3'
         """
-        if ENGLISH:
-            return ENGLISH[0](self)
         details = " ".join(f"{k}={v}" for k, v in self.details.items())
         return f"{self.code} {details}".strip()
 
@@ -73,7 +71,3 @@ def _revived(value: Any) -> Any:
     if isinstance(value, list):
         return [_revived(v) for v in value]
     return value
-
-
-#: Who writes a phrase in English: filled once by :mod:`mailbot.compose.catalogue`.
-ENGLISH: list[Callable[[Phrase], str]] = []

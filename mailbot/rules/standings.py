@@ -718,8 +718,8 @@ def _words(table: dict[str, dict[str, str]], language: str) -> dict[str, str]:
 def render_crosstable(table: Crosstable, language: str = "en", name_width: int = 24) -> str:
     """The crosstable as fixed-width text for a plain-text e-mail or a terminal.
 
-    Columns: place, number, player (cut to ``name_width``), the results
-    against each player by number, points, games played, unfinished games,
+    Columns: place, start number, player (cut to ``name_width``), the results
+    against each player headed by start number, points, games played, unfinished games,
     wins, draws, losses, Sonneborn-Berger; a legend follows.
 
     >>> t = crosstable([("a", "Анна"), ("b", "Борис")], [("a", "b", "1/2-1/2")])
@@ -733,11 +733,12 @@ def render_crosstable(table: Crosstable, language: str = "en", name_width: int =
     words = _words(CROSSTABLE_WORDS, language)
     n = len(table.rows)
     header = [words["place"], words["number"], words["player"]]
-    header += [str(i) for i in range(1, n + 1)]
+    # each player by start number, as the site numbers them, in the order of the places
+    header += [str(r.start_number) for r in table.rows]
     header += [words["points"], words["played"], words["unfinished"], "+", "=", "-", words["sb"]]
     lines: list[list[str]] = []
     for row in table.rows:
-        line = [row.place, str(row.number), truncate(row.name, name_width)]
+        line = [row.place, str(row.start_number), truncate(row.name, name_width)]
         for other in table.rows:
             if other.player == row.player:
                 line.append("X" * table.cycles)

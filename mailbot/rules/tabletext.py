@@ -21,6 +21,7 @@ CROSSTABLE_WORDS: dict[str, dict[str, str]] = {
         "sb": "SB",
         "legend": "Gms: games played; Unf: unfinished; SB: Sonneborn-Berger\n"
         "* annulled game; . unfinished game",
+        "finished": "{finished} of {games} games finished",
     },
     "bg": {
         "place": "Място",
@@ -32,6 +33,7 @@ CROSSTABLE_WORDS: dict[str, dict[str, str]] = {
         "sb": "SB",
         "legend": "Парт: изиграни партии; Незав: незавършени; SB: Зонеборн-Бергер\n"
         "* анулирана партия; . незавършена партия",
+        "finished": "завършени партии: {finished} от {games}",
     },
     "ru": {
         "place": "Место",
@@ -43,6 +45,7 @@ CROSSTABLE_WORDS: dict[str, dict[str, str]] = {
         "sb": "SB",
         "legend": "Парт: сыграно партий; Незав: не закончено; SB: Зонненборн-Бергер\n"
         "* аннулированная партия; . незаконченная партия",
+        "finished": "закончено партий: {finished} из {games}",
     },
 }
 

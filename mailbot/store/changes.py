@@ -29,7 +29,7 @@ from mailbot.store.models import (
 )
 
 #: Columns whose changes move no deadline: the digests' bookkeeping, the mark itself.
-_QUIET = {"digest_sent_at", "digest", "warnings", "due_at", "bounces", "bounced_at"}
+_QUIET = {"digest_sent_at", "digest", "warnings", "pgn", "due_at", "bounces", "bounced_at"}
 
 
 @functools.cache

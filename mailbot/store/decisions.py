@@ -24,7 +24,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mailbot.store.endings import clear_offers
-from mailbot.store.kinds import ClaimDecider, ClaimKind, ClaimState
+from mailbot.store.kinds import ClaimDecider, ClaimKind, ClaimState, NoticeKind
 from mailbot.store.models import Claim, Game, Notice, Tournament
 
 __all__ = [
@@ -145,7 +145,7 @@ def take_back_moves(g: Game, ply: int, now: datetime.datetime) -> dict[str, Any]
 
 
 def void_notices(
-    session: Session, g: Game, kinds: Iterable[str], ply: int, why: str
+    session: Session, g: Game, kinds: Iterable[NoticeKind], ply: int, why: str
 ) -> list[list[str]]:
     """Mark void (``void by`` ``why``) the notices of ``kinds`` in ``g`` keyed by a ply count
     of ``ply`` or more; returns the kinds and keys they had."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -98,9 +99,17 @@ def held_back(session: Session, *kinds: type[Base]) -> Iterator[None]:
         yield
 
 
-def pending(session: Session, *kinds: type[Base]) -> bool:
-    """Whether ``session`` holds new, changed or deleted rows of ``kinds`` not yet written."""
-    return any(isinstance(row, kinds) for row in (*session.new, *session.dirty, *session.deleted))
+def pending(session: Session, *kinds: type[Base], new: bool = True) -> bool:
+    """Whether ``session`` holds new (unless ``new`` is false), changed or deleted rows
+    of ``kinds`` not yet written.
+
+    A batch holds hundreds of rows by its end and asks this for every message:
+    their classes are gathered first (a few), and only those are looked at.
+    """
+    rows = (
+        (session.new, session.dirty, session.deleted) if new else (session.dirty, session.deleted)
+    )
+    return any(issubclass(kind, kinds) for kind in set(map(type, itertools.chain(*rows))))
 
 
 @dataclasses.dataclass
@@ -121,6 +130,9 @@ class Recent:
       directs, until a player, an address or a tournament is written;
     - ``directors``: the addresses of every tournament's director, once
       :func:`is_director` read them, until a tournament is written;
+    - ``texts``: for the texts of a batch's messages (their ``text_sha256``), the
+      ids of every stored message with that text, read once for the batch by
+      :func:`prefetch_texts` (messages are stored before a batch is handled);
     - ``held``: other rows loaded for the batch, kept here because the session
       itself keeps only weak references.
 
@@ -145,6 +157,7 @@ class Recent:
     writers: dict[str, list[Player]] = dataclasses.field(default_factory=dict)
     directed: dict[str, list[Tournament]] = dataclasses.field(default_factory=dict)
     directors: frozenset[str] | None = None
+    texts: dict[str, list[int]] = dataclasses.field(default_factory=dict)
     held: list[Base] = dataclasses.field(default_factory=list)
 
 

@@ -20,7 +20,7 @@ sweep runs (docs/architecture.md, invariant 6)::
     >>> now = datetime.datetime(2026, 3, 1, tzinfo=datetime.UTC)
     >>> with session_factory(engine).begin() as session:
     ...     t = import_start_list(session, start_list, now)
-    ...     [note_once(session, t.id, "quarantine", "1:2026-03-01", now) for _ in "ab"]
+    ...     [note_once(session, t.id, NoticeKind.QUARANTINE, "1:2026-03-01", now) for _ in "ab"]
     [True, False]
 """
 
@@ -29,8 +29,10 @@ from __future__ import annotations
 import datetime
 
 from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from mailbot.store.kinds import NoticeKind
 from mailbot.store.models import Game, Heartbeat, Notice, Player, ReplyCount
 
 __all__ = ["beat", "count_reply", "note", "note_once", "open_reply_count", "record_notice"]
@@ -40,7 +42,7 @@ def record_notice(
     session: Session,
     g: Game,
     player: Player | None,
-    kind: str,
+    kind: NoticeKind,
     key: str,
     due: datetime.datetime | None,
     now: datetime.datetime,
@@ -71,7 +73,7 @@ def record_notice(
 
 
 def note(
-    session: Session, tournament_id: int, kind: str, key: str, now: datetime.datetime
+    session: Session, tournament_id: int, kind: NoticeKind, key: str, now: datetime.datetime
 ) -> Notice:
     """Enter a notice about an event (no game), such as the director's weekly digest."""
     notice = Notice(tournament_id=tournament_id, kind=kind, key=key, created_at=now)
@@ -80,7 +82,7 @@ def note(
 
 
 def note_once(
-    session: Session, tournament_id: int, kind: str, key: str, now: datetime.datetime
+    session: Session, tournament_id: int, kind: NoticeKind, key: str, now: datetime.datetime
 ) -> bool:
     """Enter a notice about an event unless one of its kind and key was entered before;
     whether it is new."""
@@ -115,9 +117,15 @@ def count_reply(row: ReplyCount, now: datetime.datetime) -> None:
 
 
 def beat(session: Session, name: str, detail: str | None, now: datetime.datetime) -> None:
-    """Record that the work ``name`` succeeded at ``now`` (its heartbeat), with ``detail``."""
-    row = session.get(Heartbeat, name)
-    if row is None:
-        session.add(Heartbeat(name=name, at=now, detail=detail))
-    else:
-        row.at, row.detail = now, detail
+    """Record that the work ``name`` succeeded at ``now`` (its heartbeat), with ``detail``.
+
+    One statement makes the row or updates it (an upsert on SQLite and PostgreSQL
+    alike), so two threads or workers beating one name at once both succeed.
+    """
+    upsert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    statement = upsert(Heartbeat).values(name=name, at=now, detail=detail)
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[Heartbeat.name], set_={"at": now, "detail": detail}
+        )
+    )

@@ -63,6 +63,8 @@ from mailbot.store.kinds import (
     Grantor,
     HeldStatus,
     InboundStatus,
+    MailEvent,
+    NoticeKind,
     OutboxStatus,
     PenaltyDecider,
 )
@@ -143,6 +145,7 @@ class Tournament(Base):
     """One event of the start list."""
 
     __tablename__ = "tournaments"
+    __table_args__ = (CheckConstraint(_one_of("director_gender", GENDERS), name="director_gender"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     #: Appears in every subject; games are ``INDEX/N``.
@@ -166,6 +169,9 @@ class Tournament(Base):
     director_digest: Mapped[bool] = mapped_column(default=False)
     director_name: Mapped[str] = mapped_column(String(200))
     director_email: Mapped[str] = mapped_column(String(320))
+    #: ``f`` or ``m``: how Bulgarian and Russian mail speaks of the director (None:
+    #: as the name tells).
+    director_gender: Mapped[Gender | None] = mapped_column(EnumText(Gender, 1))
     created_at: Mapped[datetime.datetime]
 
     players: Mapped[list[Player]] = relationship(
@@ -234,6 +240,8 @@ class Player(Base):
     digest_sent_at: Mapped[datetime.datetime | None]
     #: Warnings before a deadline (``warnings off`` stops them).
     warnings: Mapped[bool] = mapped_column(default=True, server_default=true())
+    #: The game's PGN attached to each move mail (``pgn off`` stops it).
+    pgn: Mapped[bool] = mapped_column(default=True, server_default=true())
     withdrawn_at: Mapped[datetime.datetime | None]
     withdrawal_reason: Mapped[str | None] = mapped_column(Text)
     #: Whether the TD accepted the reason as valid (ICCF withdrawal rules).
@@ -396,10 +404,12 @@ class InboundMessage(Base):
         ForeignKey("games.id", ondelete="SET NULL"), index=True
     )
     handled_at: Mapped[datetime.datetime | None]
-    #: Why the message was ignored, rejected or quarantined, in English (logs, commands).
+    #: Why the message was ignored, rejected or quarantined: the phrase's code and
+    #: details as text (``reason.echo``); a row kept before reasons were phrases holds
+    #: the reason in English here, and no ``reason_phrase``.
     reason: Mapped[str | None] = mapped_column(Text)
     #: The same reason as a phrase (:meth:`mailbot.rules.phrase.Phrase.to_data`), which
-    #: the dispute file writes in the event's language; None for a reason of free text.
+    #: its reader writes in a language (:func:`mailbot.compose.catalogue.say_kept`).
     reason_phrase: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime.datetime]
 
@@ -553,8 +563,11 @@ class Outbox(Base):
     headers: Mapped[dict[str, Any]] = mapped_column(default=dict)
     text_body: Mapped[str] = mapped_column(Text)
     html_body: Mapped[str | None] = mapped_column(Text)
+    #: The files sent after the text (:meth:`mailbot.mail.attachments.Attachment.stored`);
+    #: None or empty for a message of text alone.
+    attachments: Mapped[list[Any] | None] = mapped_column(JSON)
     #: The ``X-Mailbot-Event`` value.
-    event: Mapped[str] = mapped_column(String(32))
+    event: Mapped[MailEvent] = mapped_column(EnumText(MailEvent, 32, strict=True))
     game_id: Mapped[int | None] = mapped_column(
         ForeignKey("games.id", ondelete="SET NULL"), index=True
     )
@@ -596,8 +609,7 @@ class Notice(Base):
     )
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
-    #: ``repeat``, ``silence``, ``overstep``, ``leave-end``, ``adjudication-call``...
-    kind: Mapped[str] = mapped_column(String(32))
+    kind: Mapped[NoticeKind] = mapped_column(EnumText(NoticeKind, 32, strict=True))
     key: Mapped[str] = mapped_column(String(200))
     due_at: Mapped[datetime.datetime | None]
     created_at: Mapped[datetime.datetime]
@@ -725,6 +737,30 @@ class Heartbeat(Base):
     at: Mapped[datetime.datetime]
     #: What the work did, in the words of its log line.
     detail: Mapped[str | None] = mapped_column(Text)
+
+
+class XfccPassword(Base):
+    """A player's Xfcc password as a slow hash (``scrypt$N$r$p$salt$hash``), one per
+    address: a new one replaces the old."""
+
+    __tablename__ = "xfcc_passwords"
+
+    address: Mapped[str] = mapped_column(String(320), primary_key=True)
+    hashed: Mapped[str] = mapped_column(String(256))
+    created_at: Mapped[datetime.datetime]
+    #: The ``xfcc`` message whose answer carried the password, until the first login
+    #: with it clears the password from that answer's copy in the outbox.
+    mailed_for: Mapped[int | None]
+
+
+class XfccRefusal(Base):
+    """One refused Xfcc login of an address (the lockout counts them)."""
+
+    __tablename__ = "xfcc_refusals"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    address: Mapped[str] = mapped_column(String(320), index=True)
+    at: Mapped[datetime.datetime]
 
 
 _RECENT = "mailbot.recent"

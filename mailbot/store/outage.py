@@ -9,7 +9,7 @@ in recovery), an I/O error, a lock held too long, a server that cannot be
 reached. An outage stops the pass before any message is charged for it: the
 messages stay in the inbox, ``poll`` exits 1 with one line naming the fault and
 what to check, and the daemon waits with back-off and resumes by itself
-(README, "When a server is down").
+(docs/operators.md, "When a server is down").
 
 The driver's own error decides (its SQLSTATE on PostgreSQL, its result code on
 SQLite); where it says nothing that decides, :func:`probe` asks the database to
@@ -232,6 +232,17 @@ def fault_of(exc: BaseException, where: str) -> StoreFault | None:
     """The outage ``exc`` reports at ``where`` (a URL with its password hidden), or None."""
     kind = classify(exc)
     return StoreFault(kind, where, _reason(exc)) if kind is not None else None
+
+
+def raise_if_outage(sessions: sessionmaker[Session], exc: BaseException) -> None:
+    """Raise :class:`StoreUnavailable` from ``exc`` when the driver's error says the store
+    of ``sessions`` is at fault (:func:`fault_of`); else return, for the caller to go on.
+
+    >>> raise_if_outage(sessionmaker(), ValueError("a message's own fault"))
+    """
+    fault = fault_of(exc, where_of(sessions))
+    if fault is not None:
+        raise StoreUnavailable(fault) from exc
 
 
 def where_of(sessions: sessionmaker[Session]) -> str:

@@ -7,7 +7,8 @@ The one place a :class:`~mailbot.store.models.Penalty` row is made (docs/archite
     >>> from mailbot.store.models import Game
     >>> g = Game(id=1, board=3, white_id=1, black_id=2)
     >>> now = datetime.datetime(2026, 3, 1, tzinfo=datetime.UTC)
-    >>> impose_penalty(g, "black", 5, "impossible", now, decided_by=PenaltyDecider.REFEREE).days
+    >>> reason = PenaltyReason.IMPOSSIBLE
+    >>> impose_penalty(g, "black", 5, reason, now, decided_by=PenaltyDecider.REFEREE).days
     5
     >>> [(p.color, p.days, p.ply_at) for p in g.penalties]
     [(<Colour.BLACK: 'black'>, 5, 0)]
@@ -18,7 +19,7 @@ from __future__ import annotations
 import datetime
 
 from mailbot.rules.result import Colour
-from mailbot.store.kinds import PenaltyDecider
+from mailbot.store.kinds import PenaltyDecider, PenaltyReason
 from mailbot.store.models import Game, Penalty
 
 __all__ = ["impose_penalty"]
@@ -28,7 +29,7 @@ def impose_penalty(
     g: Game,
     color: str,
     days: int,
-    reason: str,
+    reason: PenaltyReason,
     now: datetime.datetime,
     *,
     decided_by: PenaltyDecider,
@@ -40,7 +41,7 @@ def impose_penalty(
     penalty = Penalty(
         color=Colour(color),
         days=days,
-        reason=reason,
+        reason=reason.value,
         ply_at=len(g.moves) if ply_at is None else ply_at,
         created_at=now,
         inbound_id=inbound_id,

@@ -29,6 +29,7 @@ __all__ = [
     "offer_draw",
     "record_move",
     "set_digest",
+    "set_pgn",
     "set_warnings",
     "stamp_forwarded",
 ]
@@ -90,3 +91,8 @@ def set_digest(player: Player, want: bool, now: datetime.datetime) -> None:
 def set_warnings(player: Player, want: bool) -> None:
     """``player`` wants the warnings before a deadline (or not) from now on."""
     player.warnings = want
+
+
+def set_pgn(player: Player, want: bool) -> None:
+    """``player`` wants the game's PGN with each move mail (or not) from now on."""
+    player.pgn = want

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from collections.abc import Iterable, Sequence
 
 from sqlalchemy import (
+    distinct,
     func,
     or_,
     select,
@@ -22,7 +24,9 @@ from mailbot.store.models import (
     _WRITING_FROM,
     LATEST_MAIL,
     Game,
+    InboundMessage,
     Leave,
+    Move,
     Outbox,
     Player,
     PlayerAddress,
@@ -123,6 +127,38 @@ def prefetch_games(session: Session, tags: Iterable[str]) -> list[Game]:
     return games
 
 
+def prefetch_texts(session: Session, marks: Iterable[str]) -> None:
+    """Read at once the ids of the stored messages with each of the texts ``marks``
+    (the ``text_sha256`` of a batch's messages, stored before it is handled), which
+    each message of the batch would otherwise ask for itself: is it an earlier one
+    sent again? (:attr:`Recent.texts`)
+
+    >>> from mailbot.store.engine import make_engine, session_factory
+    >>> from mailbot.store.models import Base
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> with session_factory(engine)() as session:
+    ...     prefetch_texts(session, ["ab12"])
+    ...     recent(session).texts
+    {'ab12': []}
+    """
+    wanted = sorted(set(marks))
+    if not wanted:
+        return
+    texts = recent(session).texts
+    for mark in wanted:
+        texts[mark] = []
+    with session.no_autoflush:  # the stored rows: nothing the session holds changes them
+        rows = session.execute(
+            select(InboundMessage.text_sha256, InboundMessage.id)
+            .where(InboundMessage.text_sha256.in_(wanted))
+            .order_by(InboundMessage.id)
+        )
+        for text, found in rows:
+            if text is not None:  # as asked for: every row found has a text
+                texts[text].append(found)
+
+
 def _prefetch_players(session: Session, games: Sequence[Game], memo: Recent) -> None:
     """Both players of every game in one query (``white`` and ``black`` then come from
     the session, without a query), with their other addresses and leave."""
@@ -204,11 +240,61 @@ def prefetch_senders(session: Session, addresses: Iterable[str], day: datetime.d
         counts = session.scalars(
             select(ReplyCount).where(ReplyCount.sender.in_(wanted), ReplyCount.day == day)
         ).all()
+    # each player and tournament read once, by its addresses (not once an address)
+    writers: dict[str, list[Player]] = {}
+    for p in players:
+        for address in dict.fromkeys([p.email, *(a.email for a in p.addresses)]):
+            writers.setdefault(address, []).append(p)
+    directs: dict[str, list[Tournament]] = {}
+    for t in directed:
+        directs.setdefault(t.director_email, []).append(t)
     for address in wanted:
-        memo.writers[address] = [
-            p for p in players if p.email == address or any(a.email == address for a in p.addresses)
-        ]
-        memo.directed[address] = [t for t in directed if t.director_email == address]
+        memo.writers[address] = writers.get(address, [])
+        memo.directed[address] = directs.get(address, [])
         memo.counted.add((address, day))
     for count in counts:
         memo.counts.setdefault((count.sender, count.day), count)
+
+
+@dataclasses.dataclass(frozen=True)
+class ListedGame:
+    """A game as a player's start mail lists it, read as plain values (no game loaded)."""
+
+    number: int
+    white_id: int
+    black_id: int
+    round: int | None
+    #: Half-moves played.
+    plies: int
+
+
+def games_listed(session: Session, player_id: int) -> list[ListedGame]:
+    """The games of player ``player_id``, by number, as plain values: a start mail of a
+    round robin of 100,000 games reads its player's games, never the event's.
+
+    >>> from mailbot.store.engine import make_engine, session_factory
+    >>> from mailbot.store.models import Base
+    >>> engine = make_engine("sqlite://")
+    >>> Base.metadata.create_all(engine)
+    >>> with session_factory(engine)() as session:
+    ...     games_listed(session, 1)
+    []
+    """
+    plies = select(func.count(Move.id)).where(Move.game_id == Game.id).scalar_subquery()
+    rows = session.execute(
+        select(Game.number, Game.white_id, Game.black_id, Game.round, plies)
+        .where(or_(Game.white_id == player_id, Game.black_id == player_id))
+        .order_by(Game.number)
+    )
+    return [ListedGame(*row) for row in rows]
+
+
+def games_and_rounds(session: Session, tournament_id: int) -> tuple[int, int]:
+    """How many games tournament ``tournament_id`` has, and in how many rounds (none
+    outside a round robin), counted by the database."""
+    games, rounds = session.execute(
+        select(func.count(Game.id), func.count(distinct(Game.round))).where(
+            Game.tournament_id == tournament_id
+        )
+    ).one()
+    return int(games), int(rounds)

@@ -18,8 +18,10 @@ quarantined, with the reason why::
     (<InboundStatus.REJECTED: 'rejected'>, {'code': 'reason.no-move', 'details': {}}, True)
 
 A reason is a :class:`~mailbot.rules.phrase.Phrase`: the row keeps its code and
-details (the dispute file writes it in the event's language) and its English (for
-the logs and the command line).
+details, as data and as one line of text (``reason.echo``); whoever reads it writes
+it in the reader's language (:func:`mailbot.compose.catalogue.say_kept`): the dispute
+file in the event's, the logs and the command line in English. A row kept before
+reasons were phrases has its English in that line, and no phrase.
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ REASON_SIZE = 2000
 
 
 def _say(row: InboundMessage, reason: Phrase) -> None:
-    """Keep ``reason`` on ``row``: its English, and its phrase."""
+    """Keep ``reason`` on ``row``: its code and details, as text and as data."""
     row.reason = storable(str(reason), REASON_SIZE)
     row.reason_phrase = _storable(reason.to_data())
 

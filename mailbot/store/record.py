@@ -352,15 +352,13 @@ def write_pair_from(g: Game, first_ply: int, style: Notation, upto: int | None =
     )
 
 
-def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
-    """The game as a PGN record, with each move's dates and days.
-
-    Names go ``Last, First`` (:func:`mailbot.rules.pgn.surname_first`); the players'
-    ratings and countries are given where the start list gave them; ``Mode``
-    follows the tournament's profile (:func:`mailbot.rules.pgn.mode_for`). Comments are
-    in the tournament's language; the end's reason (English) only in an English PGN.
-    ``Round`` is ``round.board`` (:func:`mailbot.rules.pgn.round_tag`), ``GameId``
-    the game's ``INDEX/N``, ``Board`` its board in a team event."""
+def pgn_record(g: Game, end: game.GameEnd | None = None, lang: str = "") -> pgn.GameRecord:
+    """The game as a PGN record, with each move's dates and days. Names go ``Last, First``
+    (:func:`mailbot.rules.pgn.surname_first`); ratings and countries where the start list
+    gave them; ``Mode`` follows the profile (:func:`mailbot.rules.pgn.mode_for`). Comments
+    are in ``lang`` (by default the tournament's); the end's reason (English) only in an
+    English PGN. ``Round`` is ``round.board`` (:func:`mailbot.rules.pgn.round_tag`),
+    ``GameId`` the game's ``INDEX/N``, ``Board`` its board in a team event."""
     t = g.tournament
     tz = ZoneInfo(t.timezone)
     p = profile_of(t)
@@ -383,7 +381,7 @@ def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
         for m in g.moves
     ]
     sums = totals(g)
-    english = pgn.words_of(t.language) == pgn.words_of("en")
+    english = pgn.words_of(language := lang or t.language) == pgn.words_of("en")
     termination = (
         end.termination if end else (game.Termination(g.termination) if g.termination else None)
     )
@@ -407,14 +405,15 @@ def pgn_record(g: Game, end: game.GameEnd | None = None) -> pgn.GameRecord:
         black_elo=g.black.rating,
         white_country=g.white.country,
         black_country=g.black.country,
-        language=t.language,
+        language=language,
         game_id=tag_of(g),
         board=g.board if t.teams else None,
     )
 
 
-def export_pgn(g: Game, end: game.GameEnd | None = None) -> str:
-    return pgn.export(pgn_record(g, end))
+def export_pgn(g: Game, end: game.GameEnd | None = None, language: str | None = None) -> str:
+    """The game's PGN, its comments in ``language`` (by default the tournament's)."""
+    return pgn.export(pgn_record(g, end, language or ""))
 
 
 def silent_since(g: Game) -> datetime.datetime:
@@ -472,6 +471,7 @@ def game_state(g: Game) -> due.GameState:
     thinking, penalties, awarded = thinking_of(g, w.color)
     colour = color_name(w.color)
     withdrawal = withdrawal_adjudication(g)
+    delays = [d for d in g.delays if d.color == colour]
     return due.GameState(
         w.profile,
         w.tz,
@@ -483,7 +483,7 @@ def game_state(g: Game) -> due.GameState:
         tuple(penalties),
         tuple(awarded),
         max((x.created_at for x in g.penalties if x.color == colour), default=None),
-        any(d.color == colour and d.ply_at == len(g.moves) for d in g.delays),
+        min((d.received_at for d in delays if d.ply_at == len(g.moves)), default=None),
         None if withdrawal is None else (withdrawal.id, withdrawal.opened_at),
         tuple(
             due.LeaveEnd(color_name(color_of(g, player)), lv.id, lv.start, lv.end)
@@ -491,6 +491,13 @@ def game_state(g: Game) -> due.GameState:
             for lv in player.leaves
         ),
     )
+
+
+def notice_covered(g: Game) -> bool:
+    """Whether the player to move in ``g`` sent a delay notice in time for the move
+    (art. 25; :func:`mailbot.rules.due.notice_covers`)."""
+    state = game_state(g)
+    return state.noticed is not None and due.notice_covers(state, state.noticed)
 
 
 def thinking_of(

@@ -80,12 +80,11 @@ def grant_extra_leave(
 
 
 def record_delay(
-    g: Game, colour: str, received: datetime.datetime, inbound_id: int | None
+    g: Game, colour: str, received: datetime.datetime, inbound_id: int | None, ply: int
 ) -> DelayNotice:
-    """``colour`` will answer in ``g`` later than the notice limit (art. 25)."""
-    notice = DelayNotice(
-        color=colour, ply_at=len(g.moves), received_at=received, inbound_id=inbound_id
-    )
+    """``colour`` will answer in ``g`` later than the notice limit (art. 25): the move
+    due after ``ply`` half-moves."""
+    notice = DelayNotice(color=colour, ply_at=ply, received_at=received, inbound_id=inbound_id)
     g.delays.append(notice)
     return notice
 

@@ -1,6 +1,7 @@
 """The fields of a start list: how each is read, and the mistakes a reading finds.
 
-Every reader raises :class:`StartListError` naming the key (``players[2].email``);
+Every reader validates its field with pydantic and raises :class:`StartListError`
+naming the key (``players[2].email``);
 :class:`Mistakes` gathers them so that a start list's mistakes are reported at once.
 """
 
@@ -8,16 +9,20 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
+
+from pydantic import AfterValidator, BeforeValidator, Field, Strict, TypeAdapter, ValidationError
 
 from mailbot.mail.addresses import AddressError, check_address
 from mailbot.rules.errors import StoreError, one_line
+from mailbot.rules.notation import Notation
+from mailbot.rules.validation import mistake, mistakes_of
 
-#: The languages the bot writes in.
-#: The notations the bot writes moves in (docs/rules.md 3.1).
-NOTATIONS = ("en", "bg-cyrillic", "bg-latin", "ru", "de", "iccf-numeric", "figurine")
+#: The notations the bot writes moves in, by their start-list names (docs/rules.md 3.1).
+NOTATIONS = tuple(notation.value for notation in Notation)
 
 T = TypeVar("T")
 
@@ -111,17 +116,25 @@ class Mistakes:
 
 @dataclasses.dataclass(frozen=True)
 class Director:
-    """The tournament director, who receives copies and claims."""
+    """The tournament director, who receives copies and claims (a team's captain
+    too, who has no ``gender``)."""
 
     name: str
     email: str
+    #: ``f`` or ``m``, as a player's: how Bulgarian and Russian mail speaks of the
+    #: director; None where the start list leaves it to the name.
+    gender: str | None = None
 
 
 def read_flag(data: Mapping[str, Any], key: str, default: bool) -> bool:
-    value = data.get(key, default)
-    if not isinstance(value, bool):
-        raise StartListError(key, "must be true or false")
-    return value
+    """A key that is true or false (``default`` when left out).
+
+    >>> read_flag({"conditional_moves": "yes"}, "conditional_moves", False)
+    Traceback (most recent call last):
+    ...
+    mailbot.store.startfields.StartListError: conditional_moves: must be true or false
+    """
+    return _read(_FLAG, data.get(key, default), key, "must be true or false")
 
 
 def normalise_email(path: str, address: Any, special_use: bool = False) -> str:
@@ -143,18 +156,84 @@ def normalise_email(path: str, address: Any, special_use: bool = False) -> str:
 _MISSING: Any = object()
 
 
+def _read(shape: TypeAdapter[T], value: Any, path: str, message: str | None = None) -> T:
+    """``value`` validated by ``shape``; its first mistake, as ``message`` when given
+    (a field wrong in any way is wrong as a whole), raised as :class:`StartListError`."""
+    try:
+        return shape.validate_python(value)
+    except ValidationError as exc:
+        found = mistakes_of(exc, {"string_type": "must be text"})
+        raise StartListError(path, message or found[0][1]) from None
+
+
+def _ascii_number(value: Any) -> Any:
+    """A number written as text (a CSV cell): ASCII digits only, since ``str.isdigit()``
+    takes ``²``, which ``int()`` refuses."""
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,18}", value.strip()):
+        return int(value.strip())
+    return value
+
+
+def _iso_date(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return datetime.date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    return value
+
+
+def _player_id(value: str) -> str:
+    if not _PLAYER_ID.match(value):
+        raise mistake("not a key")
+    return value
+
+
+def _filled(value: str) -> str:
+    if not value:
+        raise mistake("must not be empty")
+    return value
+
+
+_FLAG: TypeAdapter[bool] = TypeAdapter(Annotated[bool, Strict()])
+_TEXT: TypeAdapter[str] = TypeAdapter(
+    Annotated[str, Strict(), AfterValidator(str.strip), AfterValidator(_filled)]
+)
+#: A date without a time; a datetime is a date too, so it is refused before.
+_DATE: TypeAdapter[datetime.date] = TypeAdapter(
+    Annotated[datetime.date, BeforeValidator(_iso_date), Strict()]
+)
+#: A number is taken as written (``id: 7``): start lists often number players.
+_ID: TypeAdapter[str] = TypeAdapter(
+    Annotated[
+        str,
+        BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),
+        Strict(),
+        AfterValidator(str.strip),
+        AfterValidator(_player_id),
+    ]
+)
+
+
+@functools.cache
+def _number(low: int, high: int) -> TypeAdapter[int]:
+    """Whole numbers from ``low`` to ``high``, ASCII digits in text too."""
+    return TypeAdapter(
+        Annotated[int, BeforeValidator(_ascii_number), Strict(), Field(ge=low, le=high)]
+    )
+
+
 def read_text(data: Mapping[str, Any], key: str, path: str, default: Any = _MISSING) -> str:
+    """The text at ``key``, without the spaces around it (``default`` when left out).
+
+    >>> read_text({"index": " BG-1 "}, "index", "index"), read_text({}, "x", "x", "en")
+    ('BG-1', 'en')
+    """
     if key not in data or data[key] is None:
         if default is _MISSING:
             raise StartListError(path, "is required")
         return str(default)
-    value = data[key]
-    if not isinstance(value, str):
-        raise StartListError(path, "must be text")
-    value = value.strip()
-    if not value:
-        raise StartListError(path, "must not be empty")
-    return value
+    return _read(_TEXT, data[key], path)
 
 
 def read_name(data: Mapping[str, Any], path: str) -> str:
@@ -178,50 +257,67 @@ def read_choice(
 
 
 def read_date(data: Mapping[str, Any], key: str) -> datetime.date:
+    """A date like 2026-03-01, as YAML reads it or as text.
+
+    >>> read_date({"start": "2026-02-30"}, "start")
+    Traceback (most recent call last):
+    ...
+    mailbot.store.startfields.StartListError: start: must be a date like 2026-03-01
+    """
     if key not in data or data[key] is None:
         raise StartListError(key, "is required")
     value = data[key]
     if isinstance(value, datetime.datetime):
         raise StartListError(key, "must be a date like 2026-03-01, without a time")
-    if isinstance(value, datetime.date):
-        return value
-    if isinstance(value, str):
-        try:
-            return datetime.date.fromisoformat(value.strip())
-        except ValueError:
-            pass
-    raise StartListError(key, "must be a date like 2026-03-01")
+    return _read(_DATE, value, key, "must be a date like 2026-03-01")
 
 
 def read_director(data: Any, special_use: bool) -> Director:
+    """The start list's ``director:``, with a ``gender`` as a player may have.
+
+    >>> read_director({"name": "Kim Lee", "email": "td@federation.example", "gender": "f"},
+    ...               False).gender
+    'f'
+    >>> read_director({"name": "Kim Lee", "email": "td@federation.example", "gender": "x"}, False)
+    Traceback (most recent call last):
+    ...
+    mailbot.store.startfields.StartListError: director.gender: must be one of f, m
+    """
     if data is None:
         raise StartListError("director", "is required")
     if not isinstance(data, Mapping):
         raise StartListError("director", "must be {name: ..., email: ...}")
     for key in data:
-        if key not in ("name", "email"):
+        if key not in ("name", "email", "gender"):
             raise StartListError(f"director.{key}", "unknown key")
     name = read_name(data, "director.name")
     if "email" not in data:
         raise StartListError("director.email", "is required")
-    return Director(name, normalise_email("director.email", data["email"], special_use))
+    gender = None
+    if data.get("gender") is not None:
+        gender = read_choice(data, "gender", "director.gender", ("f", "m"))
+    return Director(name, normalise_email("director.email", data["email"], special_use), gender)
 
 
 def read_id(value: Any, path: str) -> str:
-    # A number is taken as written (``id: 7``): start lists often number players.
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)
-    if not isinstance(value, str) or not _PLAYER_ID.match(value.strip()):
-        raise StartListError(path, "must be letters, digits, '.', '_' or '-' (at most 64)")
-    return value.strip()
+    """A player's or a team's key.
+
+    >>> read_id(7, "players[0].id"), read_id(" ivanov ", "players[1].id")
+    ('7', 'ivanov')
+    """
+    return _read(_ID, value, path, "must be letters, digits, '.', '_' or '-' (at most 64)")
 
 
 def read_number(value: Any, path: str, low: int, high: int) -> int | None:
+    """A whole number from ``low`` to ``high``; None when left empty.
+
+    >>> read_number("12", "rating", 0, 4000), read_number("", "rating", 0, 4000)
+    (12, None)
+    >>> read_number("²", "board", 1, 99)
+    Traceback (most recent call last):
+    ...
+    mailbot.store.startfields.StartListError: board: must be a whole number from 1 to 99
+    """
     if value is None or value == "":
         return None
-    # ASCII digits only: str.isdigit() takes '²', which int() refuses.
-    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,18}", value.strip()):
-        value = int(value.strip())
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise StartListError(path, f"must be a whole number from {low} to {high}")
-    return value
+    return _read(_number(low, high), value, path, f"must be a whole number from {low} to {high}")

@@ -113,10 +113,6 @@ class StartList:
     teams: tuple[TeamEntry, ...] = ()
     boards: int | None = None
 
-    def team_of(self, player: str) -> TeamEntry | None:
-        """The team ``player`` plays for, if any."""
-        return next((t for t in self.teams if player in t.players), None)
-
     def player(self, id: str) -> PlayerEntry:
         """The player with the start-list key ``id`` (KeyError if there is none)."""
         for entry in self.players:
@@ -392,4 +388,4 @@ def _profile(data: Mapping[str, Any], rules: dict[str, Any]) -> Profile:
     try:
         return profile(profile_name, rules)
     except ProfileError as exc:
-        raise StartListError(exc.path, str(exc)[len(exc.path) + 2 :]) from None
+        raise StartListErrors([StartListError(p, m) for p, m in exc.mistakes]) from None

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
+    Table,
     func,
+    insert,
     or_,
     select,
 )
@@ -27,6 +30,7 @@ from mailbot.store.models import (
     Team,
     Tournament,
 )
+from mailbot.store.schedule import opening_due
 from mailbot.store.startlist import StartList
 
 
@@ -42,10 +46,30 @@ class TournamentStartedError(StoreError, ValueError):
     """A tournament in which a move has been played cannot be deleted."""
 
 
+#: Games written to the database in one statement (an ``executemany``) during an import.
+GAMES_CHUNK = 5_000
+
+#: The games' table, written by plain statements (no object per game).
+_GAMES: Table = Game.metadata.tables[Game.__tablename__]
+
+#: What an import reports as it goes: games written so far, and the games in all.
+Progress = Callable[[int, int], None]
+
+
 def import_start_list(
-    session: Session, start_list: StartList, now: datetime.datetime
+    session: Session,
+    start_list: StartList,
+    now: datetime.datetime,
+    progress: Progress | None = None,
 ) -> Tournament:
     """Create the tournament, its players and its games; flushes, does not commit.
+
+    The games are written :data:`GAMES_CHUNK` to a statement, without an object
+    of each held in the session, so a round robin of 100,000 games takes no
+    more memory than one of 1,000; ``progress`` hears after each statement how
+    many are written. Each game is written with its first deadline (``due_at``,
+    :func:`mailbot.store.schedule.opening_due`), so the first sweep after the
+    import reads no game before something falls due in it.
 
     Raises :class:`DuplicateTournamentError` when the index exists already.
     """
@@ -68,24 +92,49 @@ def import_start_list(
         director_digest=start_list.director_digest,
         director_name=start_list.director.name,
         director_email=start_list.director.email,
+        director_gender=start_list.director.gender,
         created_at=now,
     )
     teams = _add_teams(tournament, start_list)
     players = _add_players(tournament, start_list, teams)
-    for pairing in start_list.games:
-        tournament.games.append(
-            Game(
-                number=pairing.number,
-                white=players[pairing.white],
-                black=players[pairing.black],
-                round=pairing.round,
-                board=pairing.board,
-                created_at=now,
-            )
-        )
     session.add(tournament)
     session.flush()
+    _add_games(session, tournament.id, start_list, {k: p.id for k, p in players.items()}, now,
+               progress)  # fmt: skip
+    session.expire(tournament, ["games"])
     return tournament
+
+
+def _add_games(
+    session: Session,
+    tournament_id: int,
+    start_list: StartList,
+    players: Mapping[str, int],
+    now: datetime.datetime,
+    progress: Progress | None,
+) -> None:
+    """The start list's games, :data:`GAMES_CHUNK` rows to a statement, each with its
+    first deadline: a new game's is the same in every game of the event."""
+    due_at = opening_due(start_list.profile, ZoneInfo(start_list.timezone), start_list.start,
+                         start_list.end)  # fmt: skip
+    games = start_list.games
+    for first in range(0, len(games), GAMES_CHUNK):
+        rows = [
+            {
+                "tournament_id": tournament_id,
+                "number": pairing.number,
+                "white_id": players[pairing.white],
+                "black_id": players[pairing.black],
+                "round": pairing.round,
+                "board": pairing.board,
+                "due_at": due_at,
+                "created_at": now,
+            }
+            for pairing in games[first : first + GAMES_CHUNK]
+        ]
+        session.connection().execute(insert(_GAMES), rows)
+        if progress is not None:
+            progress(first + len(rows), len(games))
 
 
 def _add_teams(tournament: Tournament, start_list: StartList) -> dict[str, Team]:

@@ -10,7 +10,7 @@ import logging
 import re
 from zoneinfo import ZoneInfo
 
-from mailbot.compose.notifier import one_index
+from mailbot.compose.drafts import one_index
 from mailbot.desk.handlers.context import Context
 from mailbot.mail.intent import Word
 from mailbot.rules import events as ev

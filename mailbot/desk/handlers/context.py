@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
 
+from mailbot.compose.catalogue import say
 from mailbot.compose.notifier import Notifier
 from mailbot.desk.work import Work
 from mailbot.mail.intent import Words, read_words
@@ -67,6 +68,8 @@ class Context(Work):
     mover: Player | None = None
     #: The folder of the Syzygy tables, if installed (claims by the tables).
     tablebases: str | None = None
+    #: The Xfcc service's public URL, if the daemon serves Xfcc.
+    xfcc_url: str | None = None
     #: The referee's verdict on the message's move, once asked
     #: (:func:`~mailbot.desk.handlers.steps.judged`).
     judgement: referee.Judgement | None = None
@@ -132,8 +135,9 @@ class Context(Work):
         )
         if (earlier or 0) < ECHOES_ANSWERED:
             return False
-        received.give_reason(row, Phrase("reason.echo"))
-        log.warning("not answering %s: %s", self.sender, row.reason)
+        echo = Phrase("reason.echo")
+        received.give_reason(row, echo)
+        log.warning("not answering %s: %s", self.sender, say("en", echo))
         return True
 
     def _count_answer(self) -> bool:

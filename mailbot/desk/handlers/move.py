@@ -12,11 +12,12 @@ from __future__ import annotations
 import datetime
 import email.policy
 import email.utils
+import functools
 from email.parser import BytesHeaderParser
 from zoneinfo import ZoneInfo
 
 import chess
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, select
 
 from mailbot.desk.handlers import steps
 from mailbot.desk.handlers.context import Context
@@ -24,6 +25,7 @@ from mailbot.rules import events as ev
 from mailbot.rules import referee
 from mailbot.rules.notation import write_move
 from mailbot.rules.phrase import Phrase
+from mailbot.store.engine import recent
 from mailbot.store.models import InboundMessage, Player
 from mailbot.store.record import board_of, color_of, local_date, move_line, notation_for
 
@@ -61,6 +63,21 @@ def move(ctx: Context) -> None:
         steps.reject(ctx, judgement)
     else:
         steps.play(ctx, judgement)
+
+
+@functools.cache
+def _earlier() -> Select[int]:
+    """The newest of the messages ``acted`` with the text ``mark``, other than ``me``."""
+    return (
+        select(InboundMessage.id)
+        .where(
+            InboundMessage.text_sha256 == bindparam("mark"),
+            InboundMessage.id != bindparam("me"),
+            InboundMessage.id.in_(bindparam("acted", expanding=True)),
+        )
+        .order_by(InboundMessage.id.desc())
+        .limit(1)
+    )
 
 
 def _written(row: InboundMessage) -> datetime.datetime | None:
@@ -101,20 +118,22 @@ def repeated(ctx: Context, judgement: referee.Judgement, to_move: bool) -> Inbou
     if not acted:
         return None
     # the messages that acted in this game are this game's: no flush is needed to ask
-    # (a message's text and id are written when it is recorded)
-    with ctx.session.no_autoflush:
-        earlier = ctx.session.scalars(
-            select(InboundMessage)
-            .where(
-                InboundMessage.text_sha256 == mark,
-                InboundMessage.id != ctx.inbound.id,
-                InboundMessage.id.in_(sorted(acted)),
+    # (a message's text and id are written when it is recorded); what a batch read of
+    # its texts answers, else the text's index, and the row is loaded only when the
+    # game has moved on since
+    same = recent(ctx.session).texts.get(mark)
+    if same is not None:
+        found = max((i for i in same if i in acted and i != ctx.inbound.id), default=None)
+    else:
+        with ctx.session.no_autoflush:
+            found = ctx.session.scalar(
+                _earlier(), {"mark": mark, "me": ctx.inbound.id, "acted": sorted(acted)}
             )
-            .order_by(InboundMessage.id.desc())
-            .limit(1)
-        ).first()
-    if earlier is None or not any((m.inbound_id or 0) > earlier.id for m in g.moves):
+    if found is None or not any((m.inbound_id or 0) > found for m in g.moves):
         return None  # the game has not moved on since: the message is judged as ever
+    with ctx.session.no_autoflush:
+        earlier = ctx.session.get(InboundMessage, found)
+    assert earlier is not None  # read in this transaction
     if letter.date_header is not None and letter.date_header == _written(earlier):
         return earlier
     misnumbered = any(r.code == "wrong-move-number" for r in judgement.reminders)

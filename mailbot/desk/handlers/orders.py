@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import func, or_, select
 
+from mailbot.compose.catalogue import say
 from mailbot.desk import director
 from mailbot.desk.handlers.context import Context
 from mailbot.mail.addresses import without_tag
@@ -132,7 +133,7 @@ def carry_out(ctx: Context, *groups: Orders) -> None:
     """Carry out the orders; the director gets what became of each, in one answer. An
     order that names no claim or game takes its own from the message it answers."""
     done = [line for lines, answered in groups for line in _done(ctx, lines, answered)]
-    log.info("director %s: %s", ctx.sender, "; ".join(str(line) for line in done))
+    log.info("director %s: %s", ctx.sender, "; ".join(say("en", line) for line in done))
     ctx.tell(ev.OrdersDone(tuple(t.id for t in ctx.directed), tuple(done)))
 
 

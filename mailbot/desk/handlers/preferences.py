@@ -8,7 +8,7 @@ comes.
 
 from __future__ import annotations
 
-from mailbot.compose.notifier import one_index
+from mailbot.compose.drafts import one_index
 from mailbot.desk.handlers.context import Context
 from mailbot.rules import events as ev
 from mailbot.store.playing import set_digest

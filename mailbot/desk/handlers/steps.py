@@ -27,7 +27,7 @@ from mailbot.rules import game, referee
 from mailbot.rules.phrase import Phrase
 from mailbot.rules.play import Ply, walk
 from mailbot.store.endings import end_game
-from mailbot.store.kinds import PenaltyDecider
+from mailbot.store.kinds import PenaltyDecider, PenaltyReason
 from mailbot.store.models import Game, Move, Player
 from mailbot.store.penalties import impose_penalty
 from mailbot.store.playing import (
@@ -99,8 +99,9 @@ def reason_of(judgement: referee.Judgement) -> Phrase:
     """Why a move is refused, as the dispute file writes it in each language.
 
     >>> import chess
+    >>> from mailbot.compose.catalogue import say
     >>> from mailbot.rules.notation import Notation
-    >>> str(reason_of(referee.judge("1.e3-e4", chess.Board(), Notation.EN)))
+    >>> say("en", reason_of(referee.judge("1.e3-e4", chess.Board(), Notation.EN)))
     'impossible: there is no piece on e3'
     """
     return Phrase(
@@ -122,7 +123,7 @@ def reject(ctx: Context, judgement: referee.Judgement) -> None:
     # art. 17 note: no penalty when the mail, not the player, garbled the move
     penalty = 0 if (ctx.letter.garbled and verdict == "unclear") else p.penalty_days
     if penalty:
-        impose_penalty(g, color_name(color), penalty, verdict, ctx.now,
+        impose_penalty(g, color_name(color), penalty, PenaltyReason(verdict), ctx.now,
                        decided_by=PenaltyDecider.REFEREE, inbound_id=ctx.inbound.id)  # fmt: skip
     ctx.refuse(reason_of(judgement), ev.MoveRejected(g.id, mover.id, judgement, penalty))
     # art. 17: a systematic violation may lose the game; the director hears of it

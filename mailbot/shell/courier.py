@@ -36,6 +36,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -43,19 +44,27 @@ from multiprocessing.process import BaseProcess
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from mailbot.compose.notifier import tell_director_undeliverable
 from mailbot.config import Config
-from mailbot.logs import child_handler, set_level
 from mailbot.mail.postman import Postman
+from mailbot.shell.delivery import Delivery, GiveUp, deliver_due
+from mailbot.shell.logs import child_handler, set_level
 from mailbot.store.engine import make_engine, session_factory
-from mailbot.store.outbox import Delivery, deliver_due
+from mailbot.store.models import Outbox
 
 log = logging.getLogger(__name__)
 
-#: How long an idle courier waits for the next batch before it looks at the outbox again.
-IDLE = 0.05
+#: How long an idle courier waits for the next batch before it looks at the outbox
+#: again. The pass says when a batch is committed, and the courier looks at once; until
+#: then the outbox holds nothing new for it, so looking sooner would only ask the
+#: database the same question again (a pass of many batches asked it every 50 ms).
+IDLE = 1.0
+#: How often an idle courier looks whether a stop signal came.
+TICK = 0.05
 #: Told to stop, the courier ends within this many seconds, cleanly if it can.
 GRACE = 3.0
+#: One delivery at a time in a process: the daemon's loop and its Xfcc listener both
+#: send, and on SQLite the outbox's row locks do not keep two senders apart.
+_SENDING = threading.Lock()
 
 
 def deliver(
@@ -70,14 +79,63 @@ def deliver(
     Each message's return path names its row on ``bounce_address`` (when set; else on
     the sender's address), so a delivery report that comes back later is matched to it.
     """
+    with _SENDING:
+        return _deliver_due(config, sessions, postman, now, stopping)
+
+
+def deliver_unless_busy(
+    config: Config, sessions: sessionmaker[Session], postman: Postman, now: datetime.datetime
+) -> Delivery | None:
+    """:func:`deliver`, or None at once when this process already sends: another
+    delivery, or a pass whose courier (another process, which no lock of SQLite's
+    keeps apart from this one) is at work. What is due then goes with theirs: the
+    pass delivers once its courier has ended."""
+    if not _SENDING.acquire(blocking=False):
+        return None
+    try:
+        return _deliver_due(config, sessions, postman, now, lambda: False)
+    finally:
+        _SENDING.release()
+
+
+def alone_with_courier() -> threading.Lock:
+    """Held by a pass while its courier lives, so that nothing else of this process
+    sends meanwhile (:func:`deliver_unless_busy` stands aside).
+
+    >>> with alone_with_courier():
+    ...     pass
+    """
+    return _SENDING
+
+
+def _deliver_due(
+    config: Config,
+    sessions: sessionmaker[Session],
+    postman: Postman,
+    now: datetime.datetime,
+    stopping: Callable[[], bool],
+) -> Delivery:
     return deliver_due(
         sessions,
         postman,
         now,
-        on_give_up=tell_director_undeliverable(config.smtp.sender),
+        on_give_up=_tell_director(config.smtp.sender),
         stopping=stopping,
         bounce_address=config.bounce_address,
     )
+
+
+def _tell_director(sender: str) -> GiveUp:
+    """:func:`~mailbot.compose.notifier.tell_director_undeliverable`, its module read
+    when a message is given up: a courier's process starts without the composers
+    and their templates, a third of what it read before its first message."""
+
+    def tell(session: Session, row: Outbox, now: datetime.datetime) -> None:
+        from mailbot.compose.notifier import tell_director_undeliverable
+
+        tell_director_undeliverable(sender)(session, row, now)
+
+    return tell
 
 
 def shareable(url: str) -> bool:
@@ -161,6 +219,8 @@ class _Heard:
     now: datetime.datetime
     done: bool = False
     gone: bool = False
+    #: The pass said something since the courier last began to look at the outbox.
+    told: bool = False
 
     def stop(self, *_signal: object) -> None:
         """Stop after the message in hand, and within :data:`GRACE` seconds in any case."""
@@ -196,6 +256,7 @@ def _run(config: Config, url: str, now: datetime.datetime, conn: Connection, lev
             while not heard.gone and conn.poll(wait):
                 what, heard.now = conn.recv()
                 heard.done = heard.done or what == "done"
+                heard.told = True
                 wait = 0.0
         except (EOFError, OSError):
             heard.stop()
@@ -205,10 +266,13 @@ def _run(config: Config, url: str, now: datetime.datetime, conn: Connection, lev
     try:
         while not heard.gone:
             last = heard.done  # told to finish: one more whole pass, then stop
+            heard.told = False
             total += deliver(config, sessions, postman, heard.now, lambda: hear(0.0))
             if last or heard.gone:
                 break
-            hear(IDLE)
+            for _tick in range(round(IDLE / TICK)):
+                if heard.told or hear(TICK):  # a batch committed, or a stop: at once
+                    break
         if not heard.gone:
             conn.send(total)
     except Exception as exc:

@@ -32,13 +32,15 @@ from mailbot.mail.settings import OAuth2Config
 from mailbot.store import ledger
 from mailbot.store.kinds import OutboxStatus
 from mailbot.store.models import Heartbeat, InboundMessage, Outbox
-from mailbot.store.outage import StoreUnavailable, fault_of, probe, where_of
+from mailbot.store.outage import probe, raise_if_outage
 from mailbot.store.outbox import gone_wrong
 from mailbot.store.schema import migrations_head, schema_revision
 
 #: The kinds of work whose last success is kept.
 POLL = "poll"
 SWEEP = "sweep"
+#: The heartbeat of the last Xfcc request (:mod:`mailbot.shell.xfcclistener`).
+XFCC = "xfcc"
 
 
 class Level(enum.IntEnum):
@@ -67,9 +69,7 @@ def beat(sessions: sessionmaker[Session], name: str, detail: str | None = None) 
         with sessions() as session, session.begin():
             ledger.beat(session, name, detail, now)
     except Exception as exc:
-        fault = fault_of(exc, where_of(sessions))
-        if fault is not None:
-            raise StoreUnavailable(fault) from exc
+        raise_if_outage(sessions, exc)
         raise
 
 
@@ -178,6 +178,10 @@ def _work(session: Session, limits: HealthConfig, now: datetime.datetime) -> lis
         _by_age("poll", "last successful poll", since(POLL), limits.poll_minutes * 60),
         _by_age("sweep", "last successful sweep", since(SWEEP), limits.sweep_hours * 3600),
     ]
+    xfcc = beats.get(XFCC)
+    if xfcc is not None:
+        age = (now - xfcc.at).total_seconds()
+        found.append(Check(Level.OK, "xfcc", f"last request {_age(age)} ago: {xfcc.detail}"))
     oldest, waiting = session.execute(
         select(func.min(Outbox.created_at), func.count()).where(Outbox.status == "pending")
     ).one()

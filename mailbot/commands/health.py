@@ -1,4 +1,4 @@
-"""The ``health`` command: one line per check, for monitoring."""
+"""The ``health`` and ``check`` commands: one line per check, for monitoring and before a start."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ COMMANDS = Commands()
     bad_usage=3,
 )
 def health(ctx: CommandContext, args: argparse.Namespace) -> int:
-    from mailbot import health as checkup
+    from mailbot.shell import health as checkup
 
     engine = make_engine(ctx.settings.database)
     try:
@@ -66,9 +66,10 @@ def health(ctx: CommandContext, args: argparse.Namespace) -> int:
     ),
 )
 def check(ctx: CommandContext, args: argparse.Namespace) -> int:
-    from mailbot import health, preflight
+    from mailbot import preflight
+    from mailbot.shell import health as checkup
 
     found = preflight.checks(ctx.settings)
     for finding in found:
         print(finding.line(), file=ctx.stdout)
-    return int(health.worst(found))
+    return int(checkup.worst(found))

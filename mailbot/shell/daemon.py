@@ -2,7 +2,7 @@
 
 A pass fetches every message waiting in the inbox, hands each to the desk,
 files it (done or quarantine) only after the desk committed, then sends what
-the outbox has due; with a backlog, a courier process (:mod:`mailbot.courier`)
+the outbox has due; with a backlog, a courier process (:mod:`mailbot.shell.courier`)
 sends each batch's answers while the desk reads the next. The daemon repeats
 passes, waiting with IMAP IDLE in between (re-issued every few minutes), and
 never exits on its own: when the IMAP server, the database or the SMTP server
@@ -43,22 +43,28 @@ from apscheduler.triggers.cron import CronTrigger
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from mailbot.compose.gamemail import director_reading
 from mailbot.compose.notices import Renderer
 from mailbot.config import Config
-from mailbot.courier import GRACE, Courier, deliver, shareable
 from mailbot.desk.pipeline import Desk, Outcome, Policy
-from mailbot.health import POLL, SWEEP, beat
 from mailbot.mail.inbox import Fetched, Mailbox, MailboxError, OAuthRefused
 from mailbot.mail.oauth import TokenRevoked
 from mailbot.mail.postman import Postman
-from mailbot.metrics import Served, serve
-from mailbot.service import Service
+from mailbot.shell.courier import GRACE, Courier, alone_with_courier, deliver, shareable
+from mailbot.shell.delivery import Delivery
+from mailbot.shell.health import POLL, SWEEP, beat
+from mailbot.shell.metrics import Served, serve
+from mailbot.shell.service import Service
+from mailbot.shell.xfcclistener import Listener
+from mailbot.shell.xfcclistener import start as start_xfcc
 from mailbot.store.engine import describe_place
+from mailbot.store.kinds import MailEvent, NoticeKind
 from mailbot.store.ledger import note_once
 from mailbot.store.models import Game, Move, Outbox, Tournament
 from mailbot.store.outage import StoreUnavailable, diagnose
-from mailbot.store.outbox import Delivery, queue
+from mailbot.store.outbox import queue
 from mailbot.store.schema import migrations_head, schema_revision
+from mailbot.store.turns import mailbox_turn
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +75,7 @@ MAX_BACKOFF = 300.0
 #: How often (seconds) the daemon looks again at a database ``mailbot init`` has not made.
 SCHEMA_RECHECK = 2.0
 #: After a stop signal the daemon ends within this many seconds, cleanly if it can
-#: (as long as a courier takes to end: :data:`mailbot.courier.GRACE`).
+#: (as long as a courier takes to end: :data:`mailbot.shell.courier.GRACE`).
 FORCE_STOP_AFTER = GRACE
 
 
@@ -91,6 +97,7 @@ def policy_of(config: Config) -> Policy:
         replies_per_sender_per_day=config.policy.replies_per_sender_per_day,
         timezone=config.timezone,
         tablebases=config.tablebases,
+        xfcc_url=config.xfcc.url,
     )
 
 
@@ -109,6 +116,12 @@ class PassReport:
 
 #: Messages handled in one transaction and filed with one IMAP ``UID MOVE``.
 BATCH = 50
+
+
+def mailbox_name(mailbox: Mailbox) -> str:
+    """The account and folder ``mailbox`` reads, as its turn is named: ``bot@host:993/INBOX``."""
+    s = mailbox.settings
+    return f"{s.username}@{s.host}:{s.port}/{mailbox.folders.inbox}"
 
 
 def read_mailbox(
@@ -130,15 +143,19 @@ def read_mailbox(
     duplicates. Once ``stopping()`` says so, the desk commits what it has
     handled of the batch, those are filed, and the rest waits in the inbox.
     ``guard`` wraps the desk's work on each batch and its filing (the daemon
-    holds its stop signal there, so a stop never comes between the two).
+    holds its stop signal there, so a stop never comes between the two); so
+    does the mailbox's turn (:func:`~mailbot.store.turns.mailbox_turn`), so a
+    second worker files none of the batch while this one does.
     ``uids`` are the messages waiting, if the caller asked already;
     ``after_batch`` is called once each batch is committed and filed.
     """
     counts: Counter[str] = Counter()
     waiting: list[Fetched] = []
 
+    turn = mailbox_name(mailbox)
+
     def handle() -> None:
-        with nullcontext() if guard is None else guard():
+        with nullcontext() if guard is None else guard(), mailbox_turn(desk.sessions, turn):
             outcomes = desk.receive_all(waiting, now(), stopping)
             counts.update(outcome.value for outcome in outcomes)
             handled = list(zip(waiting, outcomes, strict=False))  # a stop may cut it short
@@ -239,26 +256,27 @@ def read_backlog(
     courier = _courier_for(config, sessions, len(uids), now())
     if courier is None:
         return read_mailbox(mailbox, desk, now, stopping, guard, uids=uids), Delivery()
-    try:
-        counts = read_mailbox(
-            mailbox,
-            desk,
-            now,
-            stopping,
-            guard,
-            uids=uids,
-            after_batch=lambda: courier.nudge(now()),
-        )
-        sent = Delivery() if stopping() else courier.finish(now())
-    finally:
-        courier.abandon()  # at once if it finished
+    with alone_with_courier():  # the Xfcc listener's sending stands aside meanwhile
+        try:
+            counts = read_mailbox(
+                mailbox,
+                desk,
+                now,
+                stopping,
+                guard,
+                uids=uids,
+                after_batch=lambda: courier.nudge(now()),
+            )
+            sent = Delivery() if stopping() else courier.finish(now())
+        finally:
+            courier.abandon()  # at once if it finished
     return counts, sent
 
 
 def poll_once(config: Config, sessions: sessionmaker[Session], now: Clock) -> PassReport:
     """One pass: read the inbox, then send what is due (``mailbot poll --once``).
 
-    With a backlog, a courier (:mod:`mailbot.courier`) sends each batch's
+    With a backlog, a courier (:mod:`mailbot.shell.courier`) sends each batch's
     answers while the desk handles the next. Raises :class:`MailboxError` or
     :class:`StoreUnavailable` when a server cannot be reached; a bad message
     never makes it fail.
@@ -308,7 +326,7 @@ def _deliver_quietly(
 
 
 #: The ledger kind (``notices``) of the directors' notice about a refused token.
-OAUTH_REFUSED = "oauth-refused"
+OAUTH_REFUSED = NoticeKind.OAUTH_REFUSED
 
 
 def tell_token_refused(
@@ -337,7 +355,7 @@ def tell_token_refused(
             continue
         told.add(t.director_email)
         context = {
-            "recipient": t.director_name,
+            **director_reading(t),
             "username": problem.username,
             "since": now.astimezone(ZoneInfo(t.timezone)).strftime("%Y-%m-%d %H:%M"),
             "command": problem.fix.removeprefix("run: "),
@@ -351,7 +369,7 @@ def tell_token_refused(
                 subject=f"[{t.index}] {rendered.what}",
                 text=rendered.text,
                 html=rendered.html,
-                event="error",
+                event=MailEvent.ERROR,
                 now=now,
                 headers={"Auto-Submitted": "auto-generated", "X-Mailbot-Event": "error"},
             )
@@ -395,6 +413,7 @@ class Daemon:
         self._ready = False
         #: The metrics endpoint and what this process measures, if configured.
         self.metrics: Served | None = None
+        self.xfcc: Listener | None = None
 
     # -- signals ---------------------------------------------------------------
 
@@ -633,6 +652,7 @@ class Daemon:
         scheduler.start()
         self.sweep_due.set()  # catch up on whatever fell due while the bot was down
         self._serve_metrics()
+        self.xfcc = start_xfcc(self.config, self.sessions, self.desk, wall_clock)
         self._be_ready("starting: connecting to IMAP")
         try:
             return self._loop()
@@ -643,6 +663,8 @@ class Daemon:
             scheduler.shutdown(wait=False)
             if self.metrics is not None:
                 self.metrics.close()
+            if self.xfcc is not None:
+                self.xfcc.close()
             # the work has ended: the stop timer must not outlive it, or it lands while
             # the interpreter exits, when the default action of SIGALRM kills the process
             signal.setitimer(signal.ITIMER_REAL, 0)
