@@ -33,7 +33,7 @@ from aiosmtpd.controller import Controller
 from imapclient import IMAPClient
 
 from mailbot.config import Config, parse_config
-from mailbot.shell.daemon import fixed_clock, poll_once
+from mailbot.shell.passes import fixed_clock, poll_once
 from mailbot.store.engine import make_engine, session_factory
 from mailbot.store.schema import upgrade
 from mailbot.store.startlist import parse_start_list

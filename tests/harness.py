@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.cli import main
 from mailbot.config import Config, config_from_mapping
-from mailbot.shell.daemon import PassReport, fixed_clock, poll_once
+from mailbot.shell.passes import PassReport, fixed_clock, poll_once
 from mailbot.store.engine import make_engine, session_factory
 from mailbot.store.startlist import parse_start_list
 from mailbot.store.tournaments import import_start_list

@@ -215,7 +215,7 @@ def _run(fed: Federation) -> None:
 
     # what Dovecot will not take goes to the desk as the inbox would hand it over
     from mailbot.desk.pipeline import Desk
-    from mailbot.shell.daemon import policy_of
+    from mailbot.shell.passes import policy_of
 
     desk = Desk(fed.sessions, policy_of(fed.config))
     now = datetime.datetime.fromisoformat(NOW)

@@ -24,7 +24,7 @@ from mailbot.cli import main
 from mailbot.compose.catalogue import say_kept
 from mailbot.mail.inbox import MailboxError
 from mailbot.rules import referee
-from mailbot.shell.daemon import fixed_clock, poll_once
+from mailbot.shell.passes import fixed_clock, poll_once
 from mailbot.store.models import Game, InboundMessage, Outbox
 
 SOFIA = ZoneInfo("Europe/Sofia")

@@ -12,7 +12,13 @@ from fuzzing import body_of, budget
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mailbot.rules.notation import Notation, letter_for, write_last_moves, write_move
+from mailbot.rules.notation import (
+    Notation,
+    example_move,
+    letter_for,
+    write_last_moves,
+    write_move,
+)
 from mailbot.rules.referee import Verdict, judge
 
 #: every test here takes more than a second (pyproject.toml: markers)
@@ -62,6 +68,15 @@ def test_every_legal_move_written_in_any_notation_reads_back_as_itself(board: ch
             assert judgement.verdict is Verdict.LEGAL, (text, notation, judgement)
             assert judgement.move == move, (text, notation, judgement)
             assert judgement.reminders == (), (text, notation, judgement)
+
+
+@settings(max_examples=300 // QUICK, parent=BASE)
+@given(positions(max_plies=120))
+def test_the_example_a_mail_gives_is_the_first_legal_move_in_uci_order(
+    board: chess.Board,
+) -> None:
+    legal = sorted(board.legal_moves, key=lambda m: m.uci())
+    assert example_move(board) == (legal[0] if legal else None)
 
 
 @settings(max_examples=200 // QUICK, parent=BASE)

@@ -33,7 +33,7 @@ from sqlalchemy import func, select, text
 
 from mailbot.desk.pipeline import Desk
 from mailbot.mail.inbox import Mailbox
-from mailbot.shell.daemon import fixed_clock, policy_of, read_mailbox
+from mailbot.shell.passes import fixed_clock, policy_of, read_mailbox
 from mailbot.store.models import InboundMessage, Move, Outbox
 
 #: every test here takes more than a second (pyproject.toml: markers)

@@ -28,7 +28,7 @@ from sqlalchemy import func, select
 from mailbot.cli import main
 from mailbot.desk.pipeline import Desk
 from mailbot.rules.profile import profile
-from mailbot.shell.daemon import policy_of
+from mailbot.shell.passes import policy_of
 from mailbot.shell.xfcclistener import Listener, start
 from mailbot.store.engine import make_engine, session_factory
 from mailbot.store.models import Claim, Game, Move, Outbox, Penalty, XfccPassword

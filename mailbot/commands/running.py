@@ -42,7 +42,7 @@ def _poll_arguments(parser: argparse.ArgumentParser) -> None:
     "poll", help="one pass: fetch and handle new mail, send what is due", arguments=_poll_arguments
 )
 def poll(ctx: CommandContext, args: argparse.Namespace) -> int:
-    from mailbot.shell.daemon import poll_once
+    from mailbot.shell.passes import poll_once
 
     fix_now(ctx, args)
     engine = make_engine(ctx.settings.database)

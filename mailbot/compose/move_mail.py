@@ -17,7 +17,7 @@ from mailbot.mail.attachments import Attachment
 from mailbot.rules import events as ev
 from mailbot.rules import referee
 from mailbot.rules.game import GameEnd
-from mailbot.rules.notation import Notation, write_line, write_move
+from mailbot.rules.notation import Notation, example_move, write_line, write_move
 from mailbot.store.kinds import MailEvent
 from mailbot.store.models import Game, Player
 from mailbot.store.record import (
@@ -296,10 +296,8 @@ def _about(g: Game, end: GameEnd, player: Player) -> bool:
 
 
 def _example(board: chess.Board, player: Player) -> str:
-    moves = sorted(board.legal_moves, key=lambda m: m.uci())
-    if not moves:
-        return ""
-    return write_move(board, moves[0], notation_for(player))
+    first = example_move(board)
+    return "" if first is None else write_move(board, first, notation_for(player))
 
 
 def _line(board: chess.Board, uci: Sequence[str], style: Notation) -> str:

@@ -73,6 +73,7 @@ __all__ = [
     "Castling",
     "Notation",
     "Reading",
+    "example_move",
     "letter_for",
     "letter_meanings",
     "promotion_meanings",
@@ -256,6 +257,29 @@ def _piece_text(piece: chess.Piece, notation: Notation) -> str:
     if notation is Notation.FIGURINE:
         return piece.unicode_symbol()
     return _WRITTEN_LETTERS[notation][piece.piece_type]
+
+
+def example_move(board: chess.Board) -> chess.Move | None:
+    """The move a mail gives as an example of how to write one: the first legal move in
+    the order of its UCI text, or None when there is none.
+
+    >>> example_move(chess.Board())
+    Move.from_uci('a2a3')
+    >>> example_move(chess.Board("8/1P4k1/8/8/8/8/6K1/8 w - - 0 1"))
+    Move.from_uci('b7b8b')
+    """
+    return min(board.legal_moves, key=_uci_order, default=None)
+
+
+#: A square's place in the order of UCI texts: file first, then rank.
+_SQUARE_ORDER = tuple(chess.square_file(s) * 8 + chess.square_rank(s) for s in chess.SQUARES)
+
+
+def _uci_order(move: chess.Move) -> int:
+    """Sorts moves as their UCI texts sort (``b`` < ``n`` < ``q`` < ``r`` for a promotion),
+    without writing them: a mail's example is chosen for every move mail."""
+    promotion = "bnqr".find(chess.piece_symbol(move.promotion)) if move.promotion else -1
+    return (_SQUARE_ORDER[move.from_square] * 64 + _SQUARE_ORDER[move.to_square]) * 8 + promotion
 
 
 def write_move(board: chess.Board, move: chess.Move, notation: Notation) -> str:

@@ -1,17 +1,14 @@
-"""The shell around the desk: one polling pass, and the long-running daemon.
+"""The long-running daemon: ``mailbot run``.
 
-A pass fetches every message waiting in the inbox, hands each to the desk,
-files it (done or quarantine) only after the desk committed, then sends what
-the outbox has due; with a backlog, a courier process (:mod:`mailbot.shell.courier`)
-sends each batch's answers while the desk reads the next. The daemon repeats
-passes, waiting with IMAP IDLE in between (re-issued every few minutes), and
-never exits on its own: when the IMAP server, the database or the SMTP server
-goes away it logs one line, waits with back-off and goes on. SIGTERM stops it
-within seconds, even in the middle of a backlog or while SMTP hangs: the batch
-in hand is committed and filed and the mail in hand finished and marked sent,
-so a restart reads and sends nothing twice; work a server keeps from finishing
-within :data:`FORCE_STOP_AFTER` seconds ends as after a crash (rolled back; a
-mail sent again is the same message, with the same Message-ID and return path).
+The daemon repeats passes (:mod:`mailbot.shell.passes`), waiting with IMAP
+IDLE in between (re-issued every few minutes), and never exits on its own:
+when the IMAP server, the database or the SMTP server goes away it logs one
+line, waits with back-off and goes on. SIGTERM stops it within seconds, even
+in the middle of a backlog or while SMTP hangs: the batch in hand is committed
+and filed and the mail in hand finished and marked sent, so a restart reads
+and sends nothing twice; work a server keeps from finishing within
+:data:`FORCE_STOP_AFTER` seconds ends as after a crash (rolled back; a mail
+sent again is the same message, with the same Message-ID and return path).
 The rest waits for the next start.
 
 An OAuth2 refresh token the provider refused (revoked, expired) is such an
@@ -24,7 +21,6 @@ without a restart.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import logging
 import os
@@ -33,7 +29,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 from zoneinfo import ZoneInfo
@@ -46,14 +42,15 @@ from sqlalchemy.orm import Session, sessionmaker
 from mailbot.compose.gamemail import director_reading
 from mailbot.compose.notices import Renderer
 from mailbot.config import Config
-from mailbot.desk.pipeline import Desk, Outcome, Policy
-from mailbot.mail.inbox import Fetched, Mailbox, MailboxError, OAuthRefused
+from mailbot.desk.pipeline import Desk
+from mailbot.mail.inbox import Mailbox, MailboxError, OAuthRefused
 from mailbot.mail.oauth import TokenRevoked
 from mailbot.mail.postman import Postman
-from mailbot.shell.courier import GRACE, Courier, alone_with_courier, deliver, shareable
+from mailbot.shell.courier import GRACE, deliver
 from mailbot.shell.delivery import Delivery
 from mailbot.shell.health import POLL, SWEEP, beat
 from mailbot.shell.metrics import Served, serve
+from mailbot.shell.passes import policy_of, read_backlog, wall_clock
 from mailbot.shell.service import Service
 from mailbot.shell.xfcclistener import Listener
 from mailbot.shell.xfcclistener import start as start_xfcc
@@ -64,11 +61,8 @@ from mailbot.store.models import Game, Move, Outbox, Tournament
 from mailbot.store.outage import StoreUnavailable, diagnose
 from mailbot.store.outbox import queue
 from mailbot.store.schema import migrations_head, schema_revision
-from mailbot.store.turns import mailbox_turn
 
 log = logging.getLogger(__name__)
-
-Clock = Callable[[], datetime.datetime]
 
 #: The longest wait between two attempts to reach a server that is down.
 MAX_BACKOFF = 300.0
@@ -77,106 +71,6 @@ SCHEMA_RECHECK = 2.0
 #: After a stop signal the daemon ends within this many seconds, cleanly if it can
 #: (as long as a courier takes to end: :data:`mailbot.shell.courier.GRACE`).
 FORCE_STOP_AFTER = GRACE
-
-
-def wall_clock() -> datetime.datetime:
-    """The real time, for commands run without ``--now``."""
-    return datetime.datetime.now(datetime.UTC)
-
-
-def fixed_clock(moment: datetime.datetime) -> Clock:
-    """A clock stopped at ``moment`` (``--now``)."""
-    return lambda: moment
-
-
-def policy_of(config: Config) -> Policy:
-    return Policy(
-        sender=config.smtp.sender,
-        authserv_id=config.policy.authserv_id,
-        require_dmarc=config.policy.require_dmarc,
-        replies_per_sender_per_day=config.policy.replies_per_sender_per_day,
-        timezone=config.timezone,
-        tablebases=config.tablebases,
-        xfcc_url=config.xfcc.url,
-    )
-
-
-@dataclasses.dataclass(frozen=True)
-class PassReport:
-    """What one pass did: outcomes by kind and the outbox delivery."""
-
-    outcomes: dict[str, int]
-    delivery: Delivery
-
-    def line(self) -> str:
-        parts = [f"{k}={v}" for k, v in sorted(self.outcomes.items())]
-        parts.append(self.delivery.line())
-        return "poll: " + " ".join(parts)
-
-
-#: Messages handled in one transaction and filed with one IMAP ``UID MOVE``.
-BATCH = 50
-
-
-def mailbox_name(mailbox: Mailbox) -> str:
-    """The account and folder ``mailbox`` reads, as its turn is named: ``bot@host:993/INBOX``."""
-    s = mailbox.settings
-    return f"{s.username}@{s.host}:{s.port}/{mailbox.folders.inbox}"
-
-
-def read_mailbox(
-    mailbox: Mailbox,
-    desk: Desk,
-    now: Clock,
-    stopping: Callable[[], bool] = lambda: False,
-    guard: Callable[[], AbstractContextManager[None]] | None = None,
-    batch: int = BATCH,
-    uids: list[int] | None = None,
-    after_batch: Callable[[], None] | None = None,
-) -> Counter[str]:
-    """Hand every waiting message to the desk and file it by the outcome.
-
-    Messages go to the desk ``batch`` at a time (:meth:`Desk.receive_all`:
-    one commit for the batch), and are filed once the batch is committed:
-    a crash before the commit leaves them all waiting in the inbox, one
-    after it leaves them recorded, and the next pass files them as
-    duplicates. Once ``stopping()`` says so, the desk commits what it has
-    handled of the batch, those are filed, and the rest waits in the inbox.
-    ``guard`` wraps the desk's work on each batch and its filing (the daemon
-    holds its stop signal there, so a stop never comes between the two); so
-    does the mailbox's turn (:func:`~mailbot.store.turns.mailbox_turn`), so a
-    second worker files none of the batch while this one does.
-    ``uids`` are the messages waiting, if the caller asked already;
-    ``after_batch`` is called once each batch is committed and filed.
-    """
-    counts: Counter[str] = Counter()
-    waiting: list[Fetched] = []
-
-    turn = mailbox_name(mailbox)
-
-    def handle() -> None:
-        with nullcontext() if guard is None else guard(), mailbox_turn(desk.sessions, turn):
-            outcomes = desk.receive_all(waiting, now(), stopping)
-            counts.update(outcome.value for outcome in outcomes)
-            handled = list(zip(waiting, outcomes, strict=False))  # a stop may cut it short
-            mailbox.file_quarantine(*(f.uid for f, o in handled if o is Outcome.QUARANTINED))
-            mailbox.file_done(
-                *(f.uid for f, o in handled if o not in (Outcome.QUARANTINED, Outcome.FAILED))
-            )
-        waiting.clear()
-        if after_batch is not None:
-            after_batch()
-
-    for fetched in mailbox.fetch(mailbox.pending_uids() if uids is None else uids):
-        if stopping():
-            waiting.clear()
-            break
-        waiting.append(fetched)
-        if len(waiting) >= batch:
-            handle()
-    if waiting and not stopping():
-        handle()
-    return counts
 
 
 def publish_all(
@@ -234,95 +128,6 @@ def _site_marks(session: Session, now: datetime.datetime) -> dict[str, tuple[obj
             select(Tournament.id, Tournament.index).order_by(Tournament.index)
         ).all()
     }
-
-
-def read_backlog(
-    config: Config,
-    sessions: sessionmaker[Session],
-    mailbox: Mailbox,
-    desk: Desk,
-    now: Clock,
-    stopping: Callable[[], bool] = lambda: False,
-    guard: Callable[[], AbstractContextManager[None]] | None = None,
-) -> tuple[Counter[str], Delivery]:
-    """:func:`read_mailbox`, with a courier when more than one batch waits.
-
-    Returns the outcomes and what the courier sent. The courier has ended
-    when this returns or raises, so the caller's own sending goes after it
-    and no message goes twice: it finishes what is due once the inbox is
-    read, and stops after the message in hand on a stop or a failure.
-    """
-    uids = mailbox.pending_uids()
-    courier = _courier_for(config, sessions, len(uids), now())
-    if courier is None:
-        return read_mailbox(mailbox, desk, now, stopping, guard, uids=uids), Delivery()
-    with alone_with_courier():  # the Xfcc listener's sending stands aside meanwhile
-        try:
-            counts = read_mailbox(
-                mailbox,
-                desk,
-                now,
-                stopping,
-                guard,
-                uids=uids,
-                after_batch=lambda: courier.nudge(now()),
-            )
-            sent = Delivery() if stopping() else courier.finish(now())
-        finally:
-            courier.abandon()  # at once if it finished
-    return counts, sent
-
-
-def poll_once(config: Config, sessions: sessionmaker[Session], now: Clock) -> PassReport:
-    """One pass: read the inbox, then send what is due (``mailbot poll --once``).
-
-    With a backlog, a courier (:mod:`mailbot.shell.courier`) sends each batch's
-    answers while the desk handles the next. Raises :class:`MailboxError` or
-    :class:`StoreUnavailable` when a server cannot be reached; a bad message
-    never makes it fail.
-    """
-    desk = Desk(sessions, policy_of(config))
-    postman = Postman(config.smtp)
-    try:
-        with Mailbox(config.imap) as mailbox:
-            counts, early = read_backlog(config, sessions, mailbox, desk, now)
-    except StoreUnavailable:
-        raise
-    except BaseException:
-        # what is committed goes out even when the mailbox fails mid-pass
-        _deliver_quietly(config, sessions, postman, now())
-        raise
-    delivery = early + deliver(config, sessions, postman, now())
-    report = PassReport(dict(counts), delivery)
-    beat(sessions, POLL, report.line())
-    return report
-
-
-def _courier_for(
-    config: Config, sessions: sessionmaker[Session], waiting: int, now: datetime.datetime
-) -> Courier | None:
-    """A courier for a backlog of ``waiting`` messages, or None (one batch or fewer, a
-    database no other process can open, or it cannot start)."""
-    bind = sessions.kw.get("bind")
-    if waiting <= BATCH or bind is None:
-        return None
-    url = bind.url.render_as_string(hide_password=False)
-    if not shareable(url):
-        return None
-    try:
-        return Courier.start(config, url, now)
-    except OSError as exc:
-        log.warning("courier: cannot start (%s); the pass sends after reading", exc)
-        return None
-
-
-def _deliver_quietly(
-    config: Config, sessions: sessionmaker[Session], postman: Postman, now: datetime.datetime
-) -> None:
-    try:
-        deliver(config, sessions, postman, now)
-    except Exception as exc:
-        log.warning("outbox: %s", exc)
 
 
 #: The ledger kind (``notices``) of the directors' notice about a refused token.

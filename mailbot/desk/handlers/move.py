@@ -23,7 +23,7 @@ from mailbot.desk.handlers import steps
 from mailbot.desk.handlers.context import Context
 from mailbot.rules import events as ev
 from mailbot.rules import referee
-from mailbot.rules.notation import write_move
+from mailbot.rules.notation import example_move, write_move
 from mailbot.rules.phrase import Phrase
 from mailbot.store.engine import recent
 from mailbot.store.models import InboundMessage, Player
@@ -141,5 +141,5 @@ def repeated(ctx: Context, judgement: referee.Judgement, to_move: bool) -> Inbou
 
 
 def _example(board: chess.Board, player: Player) -> str:
-    moves = sorted(board.legal_moves, key=lambda m: m.uci())
-    return write_move(board, moves[0], notation_for(player)) if moves else ""
+    first = example_move(board)
+    return "" if first is None else write_move(board, first, notation_for(player))
