@@ -11,7 +11,9 @@ and times
 - a quiet sweep nine days later, after ``--due`` per cent of the games had
   a first move on the first day (their deadlines are stored, not yet due);
 - a sweep fifteen days after the start, when those games' first move has
-  waited fourteen days for its answer (a repeat is due in each).
+  waited fourteen days for its answer (a repeat is due in each);
+- the same sweep once more at the same instant (nothing is sent twice), and
+  the next day's (quiet again: the repeated games' next deadlines are stored).
 
 The mail the sweep queues stays in the outbox (nothing is sent)::
 
@@ -118,7 +120,7 @@ def main() -> int:
         print(f"games:            {games}")
         first_at = datetime.datetime(2026, 3, 1, 12, tzinfo=UTC)
         first = timed("first sweep", lambda: sweep(sessions, SENDER, first_at).line())
-        print(f"per game:         {first / max(games, 1) * 1000:.3f} ms")
+        print(f"per game:         {first / max(games, 1) * 1e6:.1f} us")
         quiet_at = datetime.datetime(2026, 3, 2, 12, tzinfo=UTC)
         timed("quiet sweep", lambda: sweep(sessions, SENDER, quiet_at).line())
 
@@ -137,6 +139,8 @@ def main() -> int:
         due_at = datetime.datetime(2026, 3, 16, 12, tzinfo=UTC)
         timed(f"sweep, {due} due", lambda: sweep(sessions, SENDER, due_at).line())
         timed("quiet again", lambda: sweep(sessions, SENDER, due_at).line())
+        next_day = due_at + datetime.timedelta(days=1)
+        timed("next day", lambda: sweep(sessions, SENDER, next_day).line())
         with sessions() as session:
             queued = session.scalar(select(func.count(Outbox.id))) or 0
         print(f"mail queued:      {queued}")
