@@ -19,6 +19,7 @@ from mailbot.rules.pgn import (
     PenaltyNote,
     PgnExportError,
     export,
+    export_by_tree,
     mode_for,
     surname_first,
 )
@@ -303,6 +304,53 @@ def test_any_legal_game_round_trips(choices: list[int]) -> None:
     game = read(text)
     assert list(game.mainline_moves()) == moves
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+@st.composite
+def records(draw: st.DrawFn) -> GameRecord:
+    """A game of random legal moves, with random dates, days, conditional moves,
+    penalties (on the mover or the other side), an ending or none, and names,
+    reasons and comments in any of the three languages, quotes and braces included."""
+    board = chess.Board()
+    moves: list[MoveRecord] = []
+    words = st.text(alphabet='abc XYZ эюя\\"}{;:.0123456789', max_size=30)
+    for choice in draw(st.lists(st.integers(0, 10_000), max_size=70)):
+        legal = list(board.legal_moves)
+        if not legal:
+            break
+        move = legal[choice % len(legal)]
+        sent = START + datetime.timedelta(days=draw(st.integers(0, 3000)))
+        penalties = tuple(
+            PenaltyNote(draw(st.integers(1, 30)), draw(words), draw(st.sampled_from(SIDES)))
+            for _ in range(draw(st.integers(0, 2)))
+        )
+        received = draw(st.none() | st.just(sent - datetime.timedelta(days=1)))
+        moves.append(
+            MoveRecord(
+                move, received, sent, draw(st.integers(0, 400)), draw(st.booleans()), penalties
+            )
+        )
+        board.push(move)
+    result = draw(st.sampled_from(["1-0", "0-1", "1/2-1/2", "*"]))
+    return record(
+        moves,
+        result=result,
+        termination=draw(st.none() | st.sampled_from(list(Termination))),
+        reason=draw(st.none() | words),
+        language=draw(st.sampled_from(["en", "bg", "ru"])),
+        white=draw(words),
+        event=draw(words),
+        days_per_control=draw(st.none() | st.integers(1, 60)),
+    )
+
+
+SIDES = (None, chess.WHITE, chess.BLACK)
+
+
+@given(records())
+@settings(max_examples=150, deadline=None)
+def test_the_pgn_is_written_as_python_chess_writes_it(game: GameRecord) -> None:
+    assert export(game) == export_by_tree(game)
 
 
 # ---------------------------------------------------------------------------

@@ -608,6 +608,84 @@ _NUMBER = re.compile(r"[+-]?\d+")
 def export(record: GameRecord) -> str:
     """The PGN text of one game, ending with a newline.
 
-    Write it as UTF-8: names in Cyrillic stay as they are.
+    Write it as UTF-8: names in Cyrillic stay as they are. The text is what
+    python-chess's exporter writes for :func:`build_game` (:func:`export_by_tree`,
+    which the tests hold it to), written in one walk over the moves without
+    building the tree: every move mail carries the game, so a long game is
+    written at each of its moves.
+    """
+    if record.result not in RESULTS:
+        raise PgnExportError(f"result {record.result!r} is not a PGN result")
+    moves = record.moves
+    out = _Lines()
+    for name, value in chess.pgn.Headers(_headers(record, len(moves))).items():
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        out.line(f'[{name} "{escaped}"]')
+    out.line()
+    ending = _ending(record)
+    if ending and not moves:
+        out.comment(ending)
+    board = chess.Board()
+    numbered = True  # the first move, and a move after a comment, carry their number
+    for number, entry in enumerate(moves, start=1):
+        if not board.is_legal(entry.move):
+            raise PgnExportError(f"half-move {number} ({entry.move.uci()}) is not legal")
+        mover = board.turn
+        if mover == chess.WHITE:
+            out.token(f"{board.fullmove_number}. ")
+        elif numbered:
+            out.token(f"{board.fullmove_number}... ")
+        out.token(board.san_and_push(entry.move) + " ")
+        comment = move_comment(entry, mover, record.language)
+        if ending and number == len(moves):
+            comment = f"{comment}; {ending}" if comment else ending
+        numbered = bool(comment)
+        if comment:
+            out.comment(comment)
+    out.token(record.result + " ")
+    out.line()
+    return "\n".join(out.lines).rstrip() + "\n"
+
+
+def export_by_tree(record: GameRecord) -> str:
+    """:func:`export` through python-chess's own exporter: the game built as a tree
+    (:func:`build_game`) and walked by a visitor. The same text, at about twice the cost.
     """
     return build_game(record).accept(_Exporter(columns=80)) + "\n"
+
+
+class _Lines:
+    """A PGN's lines as python-chess's ``StringExporter`` writes them: tokens fill a
+    line up to 80 columns; a comment's words are wrapped as :class:`_Exporter` wraps them.
+
+    >>> out = _Lines()
+    >>> out.token("1. "); out.token("e4 "); out.comment("a b"); out.line()
+    >>> out.lines
+    ['1. e4 { a b }', '']
+    """
+
+    __slots__ = ("current", "lines")
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.current = ""
+
+    def token(self, token: str) -> None:
+        if 80 - len(self.current) < len(token):
+            self._flush()
+        self.current += token
+
+    def comment(self, comment: str) -> None:
+        self.token("{ ")
+        for token in _comment_tokens(comment.replace("}", "")):
+            self.token(token + " ")
+        self.token("} ")
+
+    def line(self, line: str = "") -> None:
+        self._flush()
+        self.lines.append(line.rstrip())
+
+    def _flush(self) -> None:
+        if self.current:
+            self.lines.append(self.current.rstrip())
+        self.current = ""
