@@ -26,6 +26,7 @@ the floor's::
 from __future__ import annotations
 
 import argparse
+import compileall
 import contextlib
 import dataclasses
 import datetime
@@ -58,6 +59,7 @@ from sqlalchemy import Select, create_engine, func, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
+import mailbot
 from mailbot.mail.inbox import BATCH
 from mailbot.store.models import InboundMessage, Move, Outbox
 
@@ -423,6 +425,14 @@ def run_child(command: Sequence[str], folder: Path, name: str) -> Child:
     )
 
 
+def compile_bot() -> None:
+    """Compile the bot's modules to bytecode (untimed), as ``pip install`` does when it
+    installs them: in a checkout run where ``PYTHONDONTWRITEBYTECODE`` is set (many
+    container images set it), the bot would otherwise compile every module of its own
+    again at each start, a tenth of a second that no installed bot spends."""
+    compileall.compile_dir(Path(mailbot.__file__).parent, quiet=1)
+
+
 def tally(session: Session, query: Select[int]) -> int:
     """``SELECT count(*)`` of ``query`` (0 for none)."""
     return int(session.scalar(query) or 0)
@@ -480,6 +490,7 @@ def main(argv: list[str] | None = None) -> int:
             floor_size = sum(len(raw) for _to, raw in replies) / max(len(replies), 1)
 
             python = [sys.executable, "-m", "mailbot"]
+            compile_bot()
             start = run_child([*python, "--version"], root, "version")
             if args.profile:
                 profile = str(Path(args.profile).resolve())
