@@ -268,11 +268,19 @@ def example_move(board: chess.Board) -> chess.Move | None:
     >>> example_move(chess.Board("8/1P4k1/8/8/8/8/6K1/8 w - - 0 1"))
     Move.from_uci('b7b8b')
     """
-    return min(board.legal_moves, key=_uci_order, default=None)
+    own = board.occupied_co[board.turn]
+    for square in _UCI_SQUARES:  # the pieces in that order: the first that can move
+        if own & chess.BB_SQUARES[square]:
+            moves = list(board.generate_legal_moves(from_mask=chess.BB_SQUARES[square]))
+            if moves:
+                return min(moves, key=_uci_order)
+    return None
 
 
 #: A square's place in the order of UCI texts: file first, then rank.
 _SQUARE_ORDER = tuple(chess.square_file(s) * 8 + chess.square_rank(s) for s in chess.SQUARES)
+#: The squares in that order: a1, a2 ... a8, b1 ...
+_UCI_SQUARES = tuple(sorted(chess.SQUARES, key=_SQUARE_ORDER.__getitem__))
 
 
 def _uci_order(move: chess.Move) -> int:
