@@ -617,7 +617,7 @@ def export(record: GameRecord) -> str:
     if record.result not in RESULTS:
         raise PgnExportError(f"result {record.result!r} is not a PGN result")
     moves = record.moves
-    out = _Lines()
+    out = _PgnText()
     for name, value in chess.pgn.Headers(_headers(record, len(moves))).items():
         escaped = value.replace("\\", "\\\\").replace('"', '\\"')
         out.line(f'[{name} "{escaped}"]')
@@ -654,11 +654,11 @@ def export_by_tree(record: GameRecord) -> str:
     return build_game(record).accept(_Exporter(columns=80)) + "\n"
 
 
-class _Lines:
+class _PgnText:
     """A PGN's lines as python-chess's ``StringExporter`` writes them: tokens fill a
     line up to 80 columns; a comment's words are wrapped as :class:`_Exporter` wraps them.
 
-    >>> out = _Lines()
+    >>> out = _PgnText()
     >>> out.token("1. "); out.token("e4 "); out.comment("a b"); out.line()
     >>> out.lines
     ['1. e4 { a b }', '']
