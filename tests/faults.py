@@ -573,11 +573,17 @@ def wait_until(predicate: Callable[[], object], seconds: float, interval: float 
         time.sleep(interval)
 
 
-def within(daemon: DaemonProcess, check: Callable[[], object], seconds: float, what: str) -> float:
+def within(
+    daemon: DaemonProcess,
+    check: Callable[[], object],
+    seconds: float,
+    what: str,
+    state: Callable[[], str] | None = None,
+) -> float:
     """Wait until ``check()`` holds; how many seconds that took.
 
-    Fails the test, showing the daemon's output, when it does not hold within
-    ``seconds`` or the daemon exits first.
+    Fails the test, showing ``state()`` (what the check found) and the daemon's
+    output, when it does not hold within ``seconds`` or the daemon exits first.
     """
     began = time.monotonic()
     wait_until(lambda: check() or not daemon.running(), seconds)
@@ -587,7 +593,8 @@ def within(daemon: DaemonProcess, check: Callable[[], object], seconds: float, w
         problem = f"not within {seconds:.0f} s (the daemon still runs)"
     else:
         problem = f"the daemon exited first, with code {daemon.proc.returncode}"
-    pytest.fail(f"{what}: {problem}; its output ends:\n{daemon.tail()}")
+    found = f"; {state()}" if state is not None else ""
+    pytest.fail(f"{what}: {problem}{found}; its output ends:\n{daemon.tail()}")
 
 
 def sigterm_and_time(

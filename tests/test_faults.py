@@ -428,6 +428,26 @@ def _finished(fed: Federation, backlog: Backlog) -> bool:
     return handled == len(backlog.letters) and not waiting and fed.pending_in_inbox() == 0
 
 
+def _state(fed: Federation, backlog: Backlog) -> Callable[[], str]:
+    """What :func:`_finished` finds, said in a line, for a test that waited in vain."""
+
+    def state() -> str:
+        with fed.sessions() as session:
+            waiting = session.execute(
+                select(Outbox.id, Outbox.next_attempt_at, Outbox.attempts, Outbox.last_error)
+                .where(Outbox.status == "pending")
+                .order_by(Outbox.id)
+            ).all()
+        handled, sent = _progress(fed)
+        return (
+            f"{handled} of {len(backlog.letters)} messages handled, {sent} replies sent, "
+            f"{fed.pending_in_inbox()} messages in the inbox, pending replies: "
+            f"{[tuple(row) for row in waiting[:10]]}"
+        )
+
+    return state
+
+
 def _reply_key(item: Received) -> tuple[str, str, str, str]:
     m = item.message
     return (
@@ -508,7 +528,13 @@ def test_backlog_survives_twenty_sigkills_of_the_daemon(
 
         daemon = daemons.start(config)
         _deliver(fed, [last])
-        took = within(daemon, lambda: _finished(fed, backlog), 90, "the backlog finished")
+        took = within(
+            daemon,
+            lambda: _finished(fed, backlog),
+            90,
+            "the backlog finished",
+            _state(fed, backlog),
+        )
         seconds = _stop(daemon)
         duplicates = _check_backlog(fed, smtp_sink, backlog)
     finally:
@@ -572,7 +598,13 @@ def test_sigterm_in_the_middle_of_a_backlog(
         )
 
         second = daemons.start(config)
-        took = within(second, lambda: _finished(fed, backlog), 90, "the backlog finished")
+        took = within(
+            second,
+            lambda: _finished(fed, backlog),
+            90,
+            "the backlog finished",
+            _state(fed, backlog),
+        )
         stop = _stop(second)
         duplicates = _check_backlog(fed, smtp_sink, backlog)
         read = [
