@@ -536,53 +536,6 @@ def mail_tags(arbiter: str, game_id: str | None) -> dict[str, str]:
     return tags
 
 
-def build_game(record: GameRecord) -> chess.pgn.Game:
-    """The record as a :class:`chess.pgn.Game` (moves checked for legality).
-
-    >>> rec = GameRecord("?", "?", "?", "A", "B", datetime.date(2026, 1, 1), [], "*")
-    >>> build_game(rec).headers["Result"]
-    '*'
-    """
-    if record.result not in RESULTS:
-        raise PgnExportError(f"result {record.result!r} is not a PGN result")
-    pgn = chess.pgn.Game()
-    node: chess.pgn.GameNode = pgn
-    board = chess.Board()
-    for number, entry in enumerate(record.moves, start=1):
-        if not board.is_legal(entry.move):
-            raise PgnExportError(f"half-move {number} ({entry.move.uci()}) is not legal")
-        mover = board.turn
-        node = node.add_main_variation(
-            entry.move, comment=move_comment(entry, mover, record.language)
-        )
-        board.push(entry.move)
-    ending = _ending(record)
-    if ending:
-        if node is pgn:
-            pgn.comment = ending
-        else:
-            node.comment = f"{node.comment}; {ending}" if node.comment else ending
-    pgn.headers = chess.pgn.Headers(_headers(record, len(record.moves)))
-    return pgn
-
-
-class _Exporter(chess.pgn.StringExporter):
-    """python-chess's exporter, with escaped tag values and comments wrapped
-    like movetext, so no line runs past the column limit."""
-
-    def visit_header(self, tagname: str, tagvalue: str) -> None:
-        escaped = tagvalue.replace("\\", "\\\\").replace('"', '\\"')
-        super().visit_header(tagname, escaped)
-
-    def visit_comment(self, comment: str) -> None:
-        if self.comments and (self.variations or not self.variation_depth):
-            self.write_token("{ ")
-            for token in _comment_tokens(comment.replace("}", "")):
-                self.write_token(token + " ")
-            self.write_token("} ")
-            self.force_movenumber = True
-
-
 def _comment_tokens(comment: str) -> list[str]:
     """Words of a comment, keeping together what reads as one: a ``[%command]``,
     a number and its unit (``3 days``), a word and the date after it.
@@ -609,10 +562,10 @@ def export(record: GameRecord) -> str:
     """The PGN text of one game, ending with a newline.
 
     Write it as UTF-8: names in Cyrillic stay as they are. The text is what
-    python-chess's exporter writes for :func:`build_game` (:func:`export_by_tree`,
-    which the tests hold it to), written in one walk over the moves without
+    python-chess's ``StringExporter`` writes for the game built as python-chess's
+    tree (the tests hold it to that), written in one walk over the moves without
     building the tree: every move mail carries the game, so a long game is
-    written at each of its moves.
+    written at each of its moves, and this costs about 0.6 of the walk over the tree.
     """
     if record.result not in RESULTS:
         raise PgnExportError(f"result {record.result!r} is not a PGN result")
@@ -647,16 +600,10 @@ def export(record: GameRecord) -> str:
     return "\n".join(out.lines).rstrip() + "\n"
 
 
-def export_by_tree(record: GameRecord) -> str:
-    """:func:`export` through python-chess's own exporter: the game built as a tree
-    (:func:`build_game`) and walked by a visitor. The same text, at about twice the cost.
-    """
-    return build_game(record).accept(_Exporter(columns=80)) + "\n"
-
-
 class _PgnText:
     """A PGN's lines as python-chess's ``StringExporter`` writes them: tokens fill a
-    line up to 80 columns; a comment's words are wrapped as :class:`_Exporter` wraps them.
+    line up to 80 columns; a comment's words are kept together where they read as one
+    (:func:`_comment_tokens`), so no line runs past the column limit.
 
     >>> out = _PgnText()
     >>> out.token("1. "); out.token("e4 "); out.comment("a b"); out.line()
