@@ -16,11 +16,11 @@ import datetime
 import multiprocessing
 import os
 import signal
-import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from faults import wait_until
 from harness import Federation
 from mailservers import ImapAccount, SmtpSink
 from sqlalchemy import func, select
@@ -99,15 +99,6 @@ def _on_batch(
     return calls
 
 
-def _wait(done: Callable[[], bool], seconds: float) -> bool:
-    until = time.monotonic() + seconds
-    while not done():
-        if time.monotonic() > until:
-            return False
-        time.sleep(0.02)
-    return True
-
-
 def _check_all_sent_once(fed: Federation, sink: SmtpSink, report: str, *, twice: int) -> None:
     """Every White's move applied and forwarded to Black, and confirmed to White: 240
     answers, each Message-ID at most ``twice`` times more than once."""
@@ -134,7 +125,7 @@ def test_a_backlogs_answers_go_out_while_it_is_read(
 
     def before(n: int) -> None:
         if n == 3:  # the first batch is committed; the courier has had it a while
-            _wait(lambda: len(smtp_sink.messages) >= 2, 60.0)
+            wait_until(lambda: len(smtp_sink.messages) >= 2, 60.0, interval=0.02)
             heard.append(len(smtp_sink.messages))
 
     calls = _on_batch(monkeypatch, before)
@@ -156,7 +147,7 @@ def _signal_the_courier(
         if n == 2:
             couriers = [p for p in multiprocessing.active_children() if p.name == "mailbot-courier"]
             assert couriers, "no courier for a backlog of three batches"
-            _wait(lambda: len(sink.messages) >= 1, 60.0)
+            wait_until(lambda: len(sink.messages) >= 1, 60.0, interval=0.02)
             assert couriers[0].pid is not None
             os.kill(couriers[0].pid, signum)
             couriers[0].join(10)
@@ -210,7 +201,7 @@ def test_a_batch_in_hand_does_not_hold_up_the_answers_of_the_one_before(
     def take(desk: Desk, *args: object, **kwargs: object) -> Outcome:
         taken["messages"] += 1
         if taken["messages"] == 75:  # the 25th message of the second batch
-            marked.append(_wait(lambda: sent() >= 100, 30.0))
+            marked.append(wait_until(lambda: sent() >= 100, 30.0, interval=0.02))
         return original(desk, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Desk, "_take", take)

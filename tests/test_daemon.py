@@ -12,7 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
-from faults import Daemons, daemons, within, write_daemon_config  # noqa: F401 (fixtures)
+from faults import (  # noqa: F401 (fixtures)
+    Daemons,
+    daemons,
+    wait_until,
+    within,
+    write_daemon_config,
+)
 from harness import Federation, config_mapping
 from mailservers import ImapAccount, SmtpSink
 
@@ -40,15 +46,6 @@ players:
 games: [{{white: white, black: black}}]
 """
 WHITE, BLACK, TD = "white@example.org", "black@example.org", "td@federation.example"
-
-
-def wait_until(check: object, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():  # type: ignore[operator]
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def test_daemon_answers_under_idle_sweeps_at_start_and_stops_on_sigterm(

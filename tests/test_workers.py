@@ -23,10 +23,11 @@ import signal
 import subprocess
 import sys
 import threading
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from faults import wait_until
 from harness import Federation
 from mailservers import ImapAccount, SmtpSink
 from sqlalchemy import func, select, text
@@ -89,13 +90,8 @@ def _worker(config: Path, name: str) -> subprocess.Popen[str]:
         )
 
 
-def _wait(check: object, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():  # type: ignore[operator]
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
+def _wait(check: Callable[[], object], seconds: float, what: str) -> None:
+    assert wait_until(check, seconds, interval=0.2), f"timed out waiting for {what}"
 
 
 def test_two_workers_apply_every_move_once_and_send_every_reply_once(
