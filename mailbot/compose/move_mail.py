@@ -17,7 +17,7 @@ from mailbot.mail.attachments import Attachment
 from mailbot.rules import events as ev
 from mailbot.rules import referee
 from mailbot.rules.game import GameEnd
-from mailbot.rules.notation import Notation, example_move, write_line, write_move
+from mailbot.rules.notation import Notation, write_line, write_move
 from mailbot.store.kinds import MailEvent
 from mailbot.store.models import Game, Player
 from mailbot.store.record import (
@@ -26,6 +26,7 @@ from mailbot.store.record import (
     color_name,
     color_of,
     control_of,
+    example_for,
     export_pgn,
     language_for,
     move_line,
@@ -112,7 +113,7 @@ def _to_move(g: Game, board: chess.Board, reader: Player) -> dict[str, Any]:
         }
     return {
         "control": control,
-        "example": _example(board, reader) if your_move else "",
+        "example": example_for(board, reader) if your_move else "",
         "your_move": your_move,
     }
 
@@ -293,11 +294,6 @@ def _about(g: Game, end: GameEnd, player: Player) -> bool:
         and end.winner is not None
         and color_of(g, player) != end.winner
     )
-
-
-def _example(board: chess.Board, player: Player) -> str:
-    first = example_move(board)
-    return "" if first is None else write_move(board, first, notation_for(player))
 
 
 def _line(board: chess.Board, uci: Sequence[str], style: Notation) -> str:

@@ -17,7 +17,7 @@ import chess
 
 from mailbot.rules import clock, due, game, pgn
 from mailbot.rules.leave import LeavePeriod
-from mailbot.rules.notation import Notation, write_move
+from mailbot.rules.notation import Notation, example_move, write_move
 from mailbot.rules.profile import DayCounting, Profile, profile
 from mailbot.rules.result import Colour, Result
 from mailbot.store.endings import withdrawal_adjudication
@@ -180,6 +180,17 @@ def clock_leaves(player: Player, g: Game) -> tuple[LeavePeriod, ...]:
 
 def notation_for(player: Player) -> Notation:
     return Notation(player.notation or player.tournament.notation)
+
+
+def example_for(board: chess.Board, player: Player) -> str:
+    """How a mail to ``player`` shows a move may be written in ``board``: its
+    :func:`~mailbot.rules.notation.example_move` in the player's notation ("" if none).
+
+    >>> example_for(chess.Board(), Player(notation="bg-cyrillic"))
+    'a2-a3'
+    """
+    first = example_move(board)
+    return "" if first is None else write_move(board, first, notation_for(player))
 
 
 def language_for(player: Player) -> str:

@@ -23,11 +23,17 @@ from mailbot.desk.handlers import steps
 from mailbot.desk.handlers.context import Context
 from mailbot.rules import events as ev
 from mailbot.rules import referee
-from mailbot.rules.notation import example_move, write_move
 from mailbot.rules.phrase import Phrase
 from mailbot.store.engine import recent
-from mailbot.store.models import InboundMessage, Player
-from mailbot.store.record import board_of, color_of, local_date, move_line, notation_for
+from mailbot.store.models import InboundMessage
+from mailbot.store.record import (
+    board_of,
+    color_of,
+    example_for,
+    local_date,
+    move_line,
+    notation_for,
+)
 
 
 def move(ctx: Context) -> None:
@@ -57,7 +63,7 @@ def move(ctx: Context) -> None:
         answer = ctx.answer(ev.AnswerKind.COPY_DIFFERS, **judgement.details)
         ctx.refuse(steps.reason_of(judgement), answer)
     elif not has_move:
-        example = _example(board, mover)
+        example = example_for(board, mover)
         ctx.refuse(Phrase("reason.no-move"), ctx.answer(ev.AnswerKind.NO_MOVE, example=example))
     elif judgement.penalised:
         steps.reject(ctx, judgement)
@@ -138,8 +144,3 @@ def repeated(ctx: Context, judgement: referee.Judgement, to_move: bool) -> Inbou
         return earlier
     misnumbered = any(r.code == "wrong-move-number" for r in judgement.reminders)
     return earlier if not to_move or judgement.penalised or misnumbered else None
-
-
-def _example(board: chess.Board, player: Player) -> str:
-    first = example_move(board)
-    return "" if first is None else write_move(board, first, notation_for(player))
