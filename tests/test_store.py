@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import sqlite3
 import warnings
 from collections.abc import Callable, Iterator
 
@@ -11,6 +12,7 @@ from alembic.migration import MigrationContext
 from deskbench import BOT, TD, Bench
 from migrated import migrated
 from sqlalchemy import CheckConstraint, Engine, func, inspect, select
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, StatementError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -102,6 +104,33 @@ def schema_differences(engine: Engine) -> list[object]:
         with engine.connect() as connection:
             context = MigrationContext.configure(connection, opts={"compare_type": True})
             return list(compare_metadata(context, Base.metadata))
+
+
+def test_on_sqlite_a_reader_holds_up_no_commit_and_sees_what_was_there(sqlite_url: str) -> None:
+    """The courier reads the outbox while the desk commits the next batch: in the
+    write-ahead log neither waits for the other (with a rollback journal the desk's
+    commit waited for the reader to finish, and failed as 'database is locked')."""
+    migrated(sqlite_url)
+    writer = make_engine(sqlite_url, connect_args={"timeout": 0.2})
+    try:
+        with writer.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+        # a reader in the middle of a read transaction, as a process of its own would be
+        reader = sqlite3.connect(make_url(sqlite_url).database or "", isolation_level=None)
+        try:
+            counted = "SELECT count(*) FROM inbound_messages"
+            reader.execute("BEGIN")
+            assert reader.execute(counted).fetchone() == (0,)
+            with Session(writer) as writing, writing.begin():
+                writing.add(inbound(1))
+            assert reader.execute(counted).fetchone() == (0,)  # what was there when it began
+            reader.execute("COMMIT")
+            assert reader.execute(counted).fetchone() == (1,)
+        finally:
+            reader.close()
+    finally:
+        writer.dispose()
 
 
 def test_migration_creates_exactly_the_models(engine: Engine) -> None:

@@ -10,6 +10,7 @@ import contextlib
 import dataclasses
 import datetime
 import itertools
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -63,9 +64,25 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
 
 
 def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
+    """Foreign keys on; the file in write-ahead-log mode, every commit on disk.
+
+    In WAL mode a reader (the courier, the site, ``health``) does not wait for a
+    writer nor a writer for readers, and a commit is one flush of the log rather
+    than the three of a rollback journal. ``synchronous=FULL`` flushes the log at
+    each commit, so what the bot sends after a commit survives a power cut. The mode
+    is kept in the file: set once, by the first connection that can write it (a
+    read-only file stays as it is and is read as it is).
+    """
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
+    try:
+        cursor.execute("PRAGMA foreign_keys=ON")
+        (mode,) = cursor.execute("PRAGMA journal_mode").fetchone()
+        if str(mode).lower() not in ("wal", "memory"):
+            with contextlib.suppress(sqlite3.OperationalError):  # read-only: left as it is
+                cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=FULL")
+    finally:
+        cursor.close()
 
 
 @contextlib.contextmanager

@@ -73,10 +73,10 @@ _CHECK = {
     Fault.UNREACHABLE: "check that the server runs and `database` in {config}",
     Fault.FULL: "free space on the disk that holds it (or raise the quota)",
     Fault.READ_ONLY: (
-        "check that the service user may write the database file and its folder "
-        "(owner and mode, as after a restore), that its filesystem is mounted "
-        "read-write, and that the server takes writes (default_transaction_read_only, "
-        "a replica)"
+        "check that the service user may write the database file, its folder and "
+        "the file's -wal and -shm companions (owner and mode, as after a restore), "
+        "that its filesystem is mounted read-write, and that the server takes writes "
+        "(default_transaction_read_only, a replica)"
     ),
     Fault.IO: "check the disk and the system log",
     Fault.LOCKED: "check for another process or a long transaction on the database",
