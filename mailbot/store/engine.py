@@ -76,10 +76,10 @@ def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute("PRAGMA foreign_keys=ON")
-        (mode,) = cursor.execute("PRAGMA journal_mode").fetchone()
-        if str(mode).lower() not in ("wal", "memory"):
-            with contextlib.suppress(sqlite3.OperationalError):  # read-only: left as it is
-                cursor.execute("PRAGMA journal_mode=WAL")
+        # a no-op on a file already in the mode (and in memory); on a read-only file in
+        # another mode it fails, and the file is read as it is
+        with contextlib.suppress(sqlite3.OperationalError):
+            cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=FULL")
     finally:
         cursor.close()
