@@ -19,6 +19,7 @@ import signal
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+import processes
 import pytest
 from faults import wait_until
 from harness import Federation
@@ -209,3 +210,38 @@ def test_a_batch_in_hand_does_not_hold_up_the_answers_of_the_one_before(
     assert marked == [True], "the first batch's answers were not marked sent meanwhile"
     assert len(smtp_sink.messages) >= 100
     _check_all_sent_once(fed, smtp_sink, report, twice=0)
+
+
+#: ``python -m mailbot`` that first writes down each way a process is started.
+_RECORDING = """
+import multiprocessing, sys
+from pathlib import Path
+record = Path(sys.argv.pop(1))
+get_context = multiprocessing.get_context
+def recording(method=None):
+    with record.open("a") as lines:
+        lines.write(f"{method}\\n")
+    return get_context(method)
+multiprocessing.get_context = recording
+from mailbot.cli import program
+sys.exit(program())
+"""
+
+
+def test_a_poll_process_of_its_own_forks_its_courier_and_sends_every_answer_once(
+    fed: Federation, smtp_sink: SmtpSink, tmp_path: Path
+) -> None:
+    """``mailbot poll --once`` as a process of its own has no thread beside its main one,
+    so it forks its courier, with the bot's modules loaded, instead of starting a new
+    interpreter: every answer goes out once, and the log has each answer's line once
+    (a forked courier does not also write through the handlers it inherited)."""
+    assert fed.config_path is not None
+    record, out, err = tmp_path / "methods", tmp_path / "out", tmp_path / "err"
+    argv = [str(record), "-c", str(fed.config_path), "poll", "--once", "--now", "2026-03-02T11:00"]
+    bot = processes.start(argv, output=out, error=err, code=_RECORDING)
+    bot.wait(timeout=120)
+    assert bot.returncode == 0, err.read_text()
+    assert record.read_text().split() == ["fork"]
+    _check_all_sent_once(fed, smtp_sink, out.read_text(), twice=0)
+    sent_lines = [line for line in err.read_text().splitlines() if " sent move" in line]
+    assert len(sent_lines) == 2 * GAMES, err.read_text()[-2000:]

@@ -17,6 +17,16 @@ on a database another process can open (not SQLite in memory):
 >>> shareable("postgresql+psycopg://bot@db/cc")
 True
 
+A pass that runs alone in its process (``poll --once``: no thread beside the
+main one) forks the courier, which then has every module it needs loaded
+already; a pass with threads (the daemon's) spawns a new interpreter, since a
+fork copies another thread's locks as they stand. Before a fork the pass
+closes its idle database connections, so the child shares no connection
+(SQLite's locks are kept per process, and a connection must not cross a fork):
+
+>>> start_method(threads=1, platform="linux"), start_method(threads=3, platform="linux")
+('fork', 'spawn')
+
 If the pass dies, the courier sees its pipe close and stops after the
 message in hand; if the courier dies, the pass sends what it left. A stop
 signal (SIGTERM, which systemd sends to every process of the service) does
@@ -36,12 +46,13 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import Config
@@ -147,6 +158,12 @@ def shareable(url: str) -> bool:
     return not in_memory
 
 
+def start_method(threads: int, platform: str = sys.platform) -> str:
+    """How a courier's process starts (:mod:`multiprocessing`): ``fork`` from a pass
+    with no thread beside its main one, on Linux; else ``spawn``."""
+    return "fork" if threads == 1 and platform.startswith("linux") else "spawn"
+
+
 @dataclasses.dataclass
 class Courier:
     """A running courier, seen from the pass that started it."""
@@ -155,9 +172,15 @@ class Courier:
     conn: Connection
 
     @classmethod
-    def start(cls, config: Config, url: str, now: datetime.datetime) -> Courier:
-        """Start a courier on the database ``url`` (with its password: the child opens it)."""
-        context = multiprocessing.get_context("spawn")  # no fork of a process with threads
+    def start(cls, config: Config, engine: Engine, url: str, now: datetime.datetime) -> Courier:
+        """Start a courier on the database ``url`` (with its password: the child opens
+        it); ``engine``: the pass's own, whose idle connections a fork closes first."""
+        context: multiprocessing.context.ForkContext | multiprocessing.context.SpawnContext
+        if start_method(threads=threading.active_count()) == "fork":
+            engine.dispose()  # the child inherits no connection of the pass's
+            context = multiprocessing.get_context("fork")
+        else:
+            context = multiprocessing.get_context("spawn")
         ours, theirs = context.Pipe()
         level = logging.getLogger().getEffectiveLevel()
         process = context.Process(
@@ -243,8 +266,12 @@ def _run(config: Config, url: str, now: datetime.datetime, conn: Connection, lev
     # a stop signal never cuts a send short: the message in hand is finished and marked
     signal.signal(signal.SIGTERM, heard.stop)
     signal.signal(signal.SIGALRM, _crash)
-    # the same place and form as the pass's own lines (a log file, JSON)
-    logging.getLogger().addHandler(child_handler(config.log_file, config.log_format))
+    # the same place and form as the pass's own lines (a log file, JSON); a forked
+    # courier drops the handlers it inherited, which may be a test's or a terminal's
+    root = logging.getLogger()
+    for inherited in list(root.handlers):
+        root.removeHandler(inherited)
+    root.addHandler(child_handler(config.log_file, config.log_format))
     set_level(level)
     engine = make_engine(url)
     sessions = session_factory(engine)

@@ -213,7 +213,7 @@ def _courier_for(
     if not shareable(url):
         return None
     try:
-        return Courier.start(config, url, now)
+        return Courier.start(config, bind, url, now)
     except OSError as exc:
         log.warning("courier: cannot start (%s); the pass sends after reading", exc)
         return None
