@@ -38,6 +38,7 @@ import re
 import resource
 import shutil
 import smtplib
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -456,11 +457,48 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILE",
         help="run the poll under cProfile and write its statistics to FILE (slows it down)",
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="measure N times, each on new servers and a new database, and print the "
+        "median ratio beside each round's (the machine's speed drifts within minutes)",
+    )
     args = parser.parse_args(argv)
     try:
         plan = scenario(args.messages, args.seed, games=args.games)
     except ValueError as exc:
         parser.error(str(exc))
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    results = [measure(args, plan) for _round in range(args.rounds)]
+    for number, result in enumerate(results, 1):
+        if args.rounds > 1:
+            print(f"== round {number} of {args.rounds}")
+        print("\n".join(result.lines))
+    if args.rounds > 1:
+        ratios = [result.ratio for result in results]
+        print(
+            f"rounds:           ratios {', '.join(f'{r:.2f}' for r in ratios)}; "
+            f"median {statistics.median(ratios):.2f} x the floor"
+        )
+    return 0 if all(result.ok for result in results) else 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Round:
+    """One measurement: the lines of its report, the bot's time over the floor's, and
+    whether the bot did all it should (every move applied, every reply sent once)."""
+
+    lines: list[str]
+    ratio: float
+    ok: bool
+
+
+def measure(args: argparse.Namespace, plan: Scenario) -> Round:
+    """The floor and the bot once, on new servers and a new database."""
+    lines: list[str] = []
     n = len(plan.letters)
 
     with mail_servers() as (dovecot, sink, root), database(args.database, root) as url:
@@ -538,54 +576,56 @@ def main(argv: list[str] | None = None) -> int:
 
     report = bot.stdout.strip().splitlines()[-1] if bot.stdout.strip() else "(no report line)"
     first_reply = (arrivals[0] - bot.began) if arrivals else bot.seconds
-    print(f"database:         {backend}")
-    print(
+    lines.append(f"database:         {backend}")
+    lines.append(
         f"messages:         {n} ({plan.games} games of up to {plan.plies} plies, "
         f"{plan.players} players)"
     )
-    print(f"setup:            {imported:.2f} s import, {appended:.2f} s IMAP APPEND (not measured)")
-    print(
+    lines.append(
+        f"setup:            {imported:.2f} s import, {appended:.2f} s IMAP APPEND (not measured)"
+    )
+    lines.append(
         f"floor:            {floor_s:.2f} s = {fetch_s:.2f} s IMAP fetch ({fetched} messages, "
         f"{fetched_bytes / 1024:.0f} KiB, batches of {BATCH}) + {send_s:.2f} s SMTP send "
         f"({len(replies)} replies of {floor_size:.0f} bytes, one connection; "
         f"listener received {floor_received})"
     )
-    print(f"poll --once:      {bot.seconds:.2f} s (whole process, exit status {bot.status})")
-    print(f"messages/second:  {n / bot.seconds:.1f} (floor: {n / floor_s:.1f})")
-    print(f"ratio:            {bot.seconds / floor_s:.1f} x the floor")
-    print(
+    lines.append(f"poll --once:      {bot.seconds:.2f} s (whole process, exit status {bot.status})")
+    lines.append(f"messages/second:  {n / bot.seconds:.1f} (floor: {n / floor_s:.1f})")
+    lines.append(f"ratio:            {bot.seconds / floor_s:.1f} x the floor")
+    lines.append(
         f"same-size floor:  {alike_s:.2f} s = {fetch_s:.2f} s fetch + {alike_send_s:.2f} s "
         f"sending {len(alike)} replies of the bot's mean size; ratio "
         f"{bot.seconds / alike_s:.1f} x"
     )
     last_reply = (arrivals[-1] - bot.began) if arrivals else bot.seconds
-    print(
+    lines.append(
         f"replies out:      the first {first_reply:.2f} s after the start, the last "
         f"{last_reply:.2f} s after it"
     )
-    print(
+    lines.append(
         f"cpu:              {bot.cpu:.2f} s the poll process (with its courier), "
         f"{listener_cpu:.2f} s the SMTP listener, on {os.cpu_count()} cores"
     )
-    print(
+    lines.append(
         f"process start:    {start.seconds:.2f} s "
         f"(python -m mailbot --version, exit status {start.status})"
     )
-    print(f"poll report:      {report}")
-    print(f"handled:          {handled} (inbound messages past 'new')")
-    print(f"moves applied:    {moves}")
-    print(
+    lines.append(f"poll report:      {report}")
+    lines.append(f"handled:          {handled} (inbound messages past 'new')")
+    lines.append(f"moves applied:    {moves}")
+    lines.append(
         f"replies sent:     {sent} (SMTP listener received {len(arrivals)}, "
         f"mean {mean:.0f} bytes; expected {2 * n})"
     )
-    print(f"replies pending:  {pending} (left in the outbox after the pass)")
-    print(f"left in inbox:    {left}")
-    print(f"peak RSS:         {bot.peak_kib / 1024:.0f} MiB (the poll process)")
+    lines.append(f"replies pending:  {pending} (left in the outbox after the pass)")
+    lines.append(f"left in inbox:    {left}")
+    lines.append(f"peak RSS:         {bot.peak_kib / 1024:.0f} MiB (the poll process)")
     ok = bot.status == 0 and moves == n and left == 0 and pending == 0
     ok = ok and len(arrivals) == 2 * n and fetched == n and floor_received == len(replies)
     if bot.status != 0 or re.search(r"\b(ERROR|Traceback)\b", bot.stderr):
         print("the poll process's stderr:\n" + bot.stderr, file=sys.stderr)
-    return 0 if ok else 1
+    return Round(lines, bot.seconds / floor_s, ok)
 
 
 if __name__ == "__main__":
