@@ -51,6 +51,7 @@ import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from typing import Literal
 
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
@@ -158,7 +159,7 @@ def shareable(url: str) -> bool:
     return not in_memory
 
 
-def start_method(threads: int, platform: str = sys.platform) -> str:
+def start_method(threads: int, platform: str = sys.platform) -> Literal["fork", "spawn"]:
     """How a courier's process starts (:mod:`multiprocessing`): ``fork`` from a pass
     with no thread beside its main one, on Linux; else ``spawn``."""
     return "fork" if threads == 1 and platform.startswith("linux") else "spawn"
