@@ -406,23 +406,41 @@ class Child:
     cpu: float
 
 
+#: Runs the command of its arguments and writes, to the file its first names, the
+#: command's start and end (``time.perf_counter``, one clock for every process here)
+#: and its ``wait4`` figures. A command started straight from this script would carry
+#: this script's peak RSS as its own: ``ru_maxrss`` is kept across ``exec``, and this
+#: script grows with each round's replies; this launcher stays at a few MiB.
+_LAUNCHER = """
+import os, subprocess, sys, time
+figures, command = sys.argv[1], sys.argv[2:]
+began = time.perf_counter()
+proc = subprocess.Popen(command)
+_pid, status, usage = os.wait4(proc.pid, 0)
+ended = time.perf_counter()
+with open(figures, "w") as out:
+    out.write(f"{began} {ended} {os.waitstatus_to_exitcode(status)} {usage.ru_maxrss} "
+              f"{usage.ru_utime + usage.ru_stime}")
+"""
+
+
 def run_child(command: Sequence[str], folder: Path, name: str) -> Child:
-    """Run ``command`` to its end; its time from start to exit and its peak RSS (``wait4``)."""
+    """Run ``command`` to its end; its time from start to exit and its peak RSS (``wait4``),
+    through :data:`_LAUNCHER`."""
     out_path, err_path = folder / f"{name}.out", folder / f"{name}.err"
+    figures = folder / f"{name}.figures"
+    launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(figures), *command]
     with out_path.open("wb") as out, err_path.open("wb") as err:
-        began = time.perf_counter()
-        proc = subprocess.Popen(list(command), stdout=out, stderr=err)
-        _pid, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - began
-    proc.returncode = os.waitstatus_to_exitcode(status)
+        subprocess.run(launcher, stdout=out, stderr=err, check=True)
+    began, ended, status, peak, cpu = figures.read_text().split()
     return Child(
-        proc.returncode,
-        seconds,
-        usage.ru_maxrss,
+        int(status),
+        float(ended) - float(began),
+        int(peak),
         out_path.read_text(errors="replace"),
         err_path.read_text(errors="replace"),
-        began,
-        usage.ru_utime + usage.ru_stime,
+        float(began),
+        float(cpu),
     )
 
 
