@@ -295,7 +295,9 @@ def _run(config: Config, url: str, now: datetime.datetime, conn: Connection, lev
         while not heard.gone:
             last = heard.done  # told to finish: one more whole pass, then stop
             heard.told = False
-            total += deliver(config, sessions, postman, heard.now, lambda: hear(0.0))
+            # the courier's process sends alone, so it takes no lock: a forked one has
+            # a copy of the pass's lock, taken or not as it was at the fork
+            total += _deliver_due(config, sessions, postman, heard.now, lambda: hear(0.0))
             if last or heard.gone:
                 break
             for _tick in range(round(IDLE / TICK)):
