@@ -173,9 +173,10 @@ class Courier:
     conn: Connection
 
     @classmethod
-    def start(cls, config: Config, engine: Engine, url: str, now: datetime.datetime) -> Courier:
-        """Start a courier on the database ``url`` (with its password: the child opens
-        it); ``engine``: the pass's own, whose idle connections a fork closes first."""
+    def start(cls, config: Config, engine: Engine, now: datetime.datetime) -> Courier:
+        """Start a courier on the pass's database: the child opens it anew, from the
+        engine's URL with its password; a fork first closes the engine's idle connections."""
+        url = engine.url.render_as_string(hide_password=False)
         context: multiprocessing.context.ForkContext | multiprocessing.context.SpawnContext
         if start_method(threads=threading.active_count()) == "fork":
             engine.dispose()  # the child inherits no connection of the pass's

@@ -209,11 +209,10 @@ def _courier_for(
     bind = sessions.kw.get("bind")
     if waiting <= BATCH or bind is None:
         return None
-    url = bind.url.render_as_string(hide_password=False)
-    if not shareable(url):
+    if not shareable(bind.url.render_as_string(hide_password=False)):
         return None
     try:
-        return Courier.start(config, bind, url, now)
+        return Courier.start(config, bind, now)
     except OSError as exc:
         log.warning("courier: cannot start (%s); the pass sends after reading", exc)
         return None
