@@ -245,3 +245,49 @@ def test_a_poll_process_of_its_own_forks_its_courier_and_sends_every_answer_once
     _check_all_sent_once(fed, smtp_sink, out.read_text(), twice=0)
     sent_lines = [line for line in err.read_text().splitlines() if " sent move" in line]
     assert len(sent_lines) == 2 * GAMES, err.read_text()[-2000:]
+
+
+def _children(pid: int) -> list[int]:
+    """The processes ``pid`` started that still run (Linux's /proc)."""
+    listed = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(child) for child in listed.split()]
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still runs (gone, or ended and not yet reaped: no)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def test_a_poll_process_killed_outright_takes_its_forked_courier_with_it(
+    fed: Federation, smtp_sink: SmtpSink, tmp_path: Path
+) -> None:
+    """``mailbot poll --once`` is killed (SIGKILL: the OOM killer, ``timeout -s KILL``)
+    once its forked courier has begun to send: the courier sees the pass gone, finishes
+    the answer in hand and ends, instead of sending on beside the next pass; the next
+    pass reads the rest, and every answer goes out once."""
+    assert fed.config_path is not None
+    out, err = tmp_path / "out", tmp_path / "err"
+    argv = ["-c", str(fed.config_path), "poll", "--once", "--now", "2026-03-02T11:00"]
+    bot = processes.start(argv, output=out, error=err)
+    try:
+        assert wait_until(lambda: len(smtp_sink.messages) >= 1, 120.0, interval=0.01)
+        (courier,) = _children(bot.pid)
+    finally:
+        bot.kill()
+        bot.wait(timeout=30)
+    assert wait_until(lambda: not _running(courier), 15.0, interval=0.05), (
+        "the courier sends on after its pass was killed"
+    )
+    assert len(smtp_sink.messages) < 2 * GAMES, "the pass had finished before the kill"
+    report = fed.poll(FIRST + datetime.timedelta(hours=3)).line()
+    with fed.sessions() as session:
+        assert session.scalar(select(func.count()).select_from(Move)) == GAMES
+        statuses = collections.Counter(session.scalars(select(Outbox.status)).all())
+    assert statuses == {"sent": 2 * GAMES}, statuses
+    ids = collections.Counter(str(m.message["Message-ID"]) for m in smtp_sink.messages)
+    assert len(ids) == 2 * GAMES and set(ids.values()) == {1}, report
+    assert fed.pending_in_inbox() == 0

@@ -178,16 +178,19 @@ class Courier:
         engine's URL with its password; a fork first closes the engine's idle connections."""
         url = engine.url.render_as_string(hide_password=False)
         context: multiprocessing.context.ForkContext | multiprocessing.context.SpawnContext
-        if start_method(threads=threading.active_count()) == "fork":
+        forked = start_method(threads=threading.active_count()) == "fork"
+        if forked:
             engine.dispose()  # the child inherits no connection of the pass's
             context = multiprocessing.get_context("fork")
         else:
             context = multiprocessing.get_context("spawn")
         ours, theirs = context.Pipe()
         level = logging.getLogger().getEffectiveLevel()
+        # a forked child has a copy of the pass's end too, and closes it first: while
+        # any copy is open, the courier would never see the pipe close when the pass dies
         process = context.Process(
             target=_run,
-            args=(config, url, now, theirs, level),
+            args=(config, url, now, theirs, level, ours if forked else None),
             name="mailbot-courier",
             daemon=True,
         )
@@ -261,20 +264,38 @@ def _crash(signum: int, frame: object) -> None:
     os._exit(0)
 
 
-def _run(config: Config, url: str, now: datetime.datetime, conn: Connection, level: int) -> None:
-    """The courier's process: send, wait for the next batch, send, until told to finish."""
-    heard = _Heard(now)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the pass, which decides
-    # a stop signal never cuts a send short: the message in hand is finished and marked
-    signal.signal(signal.SIGTERM, heard.stop)
-    signal.signal(signal.SIGALRM, _crash)
-    # the same place and form as the pass's own lines (a log file, JSON); a forked
-    # courier drops the handlers it inherited, which may be a test's or a terminal's
+def _log_as_the_pass(config: Config, level: int) -> None:
+    """Write log lines to the same place and in the same form as the pass (a log file,
+    JSON); a forked courier first drops the handlers it inherited, which may be a
+    test's or a terminal's."""
     root = logging.getLogger()
     for inherited in list(root.handlers):
         root.removeHandler(inherited)
     root.addHandler(child_handler(config.log_file, config.log_format))
     set_level(level)
+
+
+def _run(
+    config: Config,
+    url: str,
+    now: datetime.datetime,
+    conn: Connection,
+    level: int,
+    passes_end: Connection | None,
+) -> None:
+    """The courier's process: send, wait for the next batch, send, until told to finish.
+
+    ``passes_end`` is the pass's end of the pipe, which a forked courier holds a copy
+    of: closed here, so that the pipe closes when the pass dies.
+    """
+    if passes_end is not None:
+        passes_end.close()
+    heard = _Heard(now)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the pass, which decides
+    # a stop signal never cuts a send short: the message in hand is finished and marked
+    signal.signal(signal.SIGTERM, heard.stop)
+    signal.signal(signal.SIGALRM, _crash)
+    _log_as_the_pass(config, level)
     engine = make_engine(url)
     sessions = session_factory(engine)
     postman = Postman(config.smtp)
