@@ -238,16 +238,42 @@ def test_the_word_xfcc_mails_a_new_password_in_the_players_language(scene: Scene
     assert "Парола:" in text and f"http://127.0.0.1:{scene.listener.port}/xfcc" in text
     assert "Password" not in text  # a Bulgarian mail, all Bulgarian
     password = _password_in(text)
-    assert len(scene.games(IVANOV, password)) == 2
-    with pytest.raises(zeep.exceptions.Fault, match="AuthenticationFailed"):
-        scene.games(IVANOV, f"pw-{IVANOV}")  # the previous one stops working
+    # once the mail has gone, the bot's copy of it shows the password no more
     with fed.sessions() as session:
         stored = session.scalars(select(XfccPassword.hashed)).all()
         kept = session.scalars(select(Outbox.text_body)).all()
+        kept_html = session.scalars(select(Outbox.html_body)).all()
     assert stored and not any(password in h for h in stored)
-    # the first login with it clears it from the bot's copy of the mail
+    assert not any(password in text for text in kept)
+    assert not any(password in html for html in kept_html if html is not None)
+    assert any("Парола: ********" in text for text in kept)
+    assert len(scene.games(IVANOV, password)) == 2
+    with pytest.raises(zeep.exceptions.Fault, match="AuthenticationFailed"):
+        scene.games(IVANOV, f"pw-{IVANOV}")  # the previous one stops working
+
+
+def test_a_copy_an_earlier_version_left_with_the_password_is_cleared_at_the_first_login(
+    scene: Scene,
+) -> None:
+    """A federation upgrades with an answer sent before the store hid the password in
+    its copy (the copy still shows the password, its row still names the answer):
+    the first login with that password hides it there."""
+    fed = scene.fed
+    fed.write(IVANOV, "xfcc", scene.clock[0])
+    fed.poll(scene.clock[0])
+    password = _password_in(text_of(fed.last(IVANOV)))
+    with fed.sessions() as session, session.begin():
+        (copy,) = session.scalars(select(Outbox).where(Outbox.text_body.contains("********")))
+        copy.text_body = copy.text_body.replace("********", password)  # as it was left
+        row = session.scalars(select(XfccPassword).where(XfccPassword.address == IVANOV)).one()
+        row.mailed_for = copy.inbound_id
+    assert len(scene.games(IVANOV, password)) == 2
+    with fed.sessions() as session:
+        kept = session.scalars(select(Outbox.text_body)).all()
+        left = session.scalars(select(XfccPassword.mailed_for)).all()
     assert not any(password in text for text in kept)
     assert any("Парола: ********" in text for text in kept)
+    assert left and all(m is None for m in left)
 
 
 def test_check_reports_the_listener_and_health_the_last_request(scene: Scene) -> None:

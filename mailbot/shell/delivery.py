@@ -25,7 +25,8 @@ from mailbot.mail.addresses import AddressError
 from mailbot.mail.bounces import return_path
 from mailbot.mail.postman import Postman, SendError, SendFailure
 from mailbot.mail.wire import compose, envelope, plain_line
-from mailbot.store import outbox
+from mailbot.store import outbox, xfccpasswords
+from mailbot.store.kinds import OutboxStatus
 from mailbot.store.models import Outbox
 
 log = logging.getLogger(__name__)
@@ -136,12 +137,29 @@ def _deliver(
         if dispatch.stopping():
             break
         with sessions() as session, session.begin():
-            for row in outbox.lock_pending(session, ids[start : start + MARKS]):
-                if dispatch.stopping():
-                    break
-                if not _send(session, row, dispatch, tally):
-                    return tally.delivery(), False
+            rows = outbox.lock_pending(session, ids[start : start + MARKS])
+            if not _send_group(session, rows, dispatch, tally):
+                return tally.delivery(), False
     return tally.delivery(), True
+
+
+def _send_group(
+    session: Session, rows: Sequence[Outbox], dispatch: Dispatch, tally: _Tally
+) -> bool:
+    """Send ``rows`` in one transaction, until a stop; False: the server is away. A
+    password a mail carried is hidden in the store's copy once the mail is gone."""
+    gone: list[Outbox] = []
+    reachable = True
+    for row in rows:
+        if dispatch.stopping():
+            break
+        if not _send(session, row, dispatch, tally):
+            reachable = False
+            break
+        if row.status in (OutboxStatus.SENT, OutboxStatus.FAILED):
+            gone.append(row)
+    xfccpasswords.hide_sent(session, gone)
+    return reachable
 
 
 @dataclasses.dataclass

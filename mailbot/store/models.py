@@ -748,8 +748,8 @@ class XfccPassword(Base):
     address: Mapped[str] = mapped_column(String(320), primary_key=True)
     hashed: Mapped[str] = mapped_column(String(256))
     created_at: Mapped[datetime.datetime]
-    #: The ``xfcc`` message whose answer carried the password, until the first login
-    #: with it clears the password from that answer's copy in the outbox.
+    #: The ``xfcc`` message whose answer carries the password, until the password is
+    #: hidden in that answer's copy in the outbox (once the answer has gone).
     mailed_for: Mapped[int | None]
 
 

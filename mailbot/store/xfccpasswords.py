@@ -6,7 +6,9 @@ a new one replaces the old. :data:`TRIES` refused logins of one address within
 :data:`WINDOW` pause it for :data:`PAUSE`: while paused even the right
 password is refused, and nothing more is counted (docs/contract.md, "Players'
 chess programs"). A password is never logged; its one copy in clear is the
-bot's copy of the mail that carried it, until the first login with it clears it.
+bot's copy of the mail that carried it, until the mail server has taken that
+mail (:func:`hide_sent`) or, for a copy sent before this was so, until the
+first login with it.
 
 >>> row = hash_password("correct horse", salt=b"0123456789abcdef", cost=2)
 >>> matches(row, "correct horse"), matches(row, "wrong")
@@ -20,12 +22,15 @@ import datetime
 import enum
 import hashlib
 import hmac
+import re
 import secrets
+from collections.abc import Sequence
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from mailbot.mail.addresses import normal_address
+from mailbot.store.kinds import MailEvent, OutboxStatus
 from mailbot.store.models import Outbox, XfccPassword, XfccRefusal
 
 #: Refused logins that pause an address ...
@@ -39,8 +44,10 @@ COST = 14
 #: Letters of a new password (no 0/O, 1/l/I: it is read off a mail).
 ALPHABET = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 LENGTH = 16
-#: What stands for a password in a mail once it has been used.
+#: What stands for a password in the bot's copy of a mail once it has gone.
 HIDDEN = "********"
+#: A word of a password's form: LENGTH letters of ALPHABET, none beside them.
+_WRITTEN = re.compile(rf"(?<![{ALPHABET}])[{ALPHABET}]{{{LENGTH}}}(?![{ALPHABET}])")
 
 
 class Login(enum.Enum):
@@ -106,16 +113,60 @@ def set_password(
     row.mailed_for = mailed_for
 
 
+def written(text: str) -> list[str]:
+    """The words of ``text`` that have a password's form, each once.
+
+    >>> written("Password: k7QmZp3xRtWv9Hcd\\nUser: ivan@example.org (k7QmZp3xRtWv9Hcd)")
+    ['k7QmZp3xRtWv9Hcd']
+    """
+    return list(dict.fromkeys(_WRITTEN.findall(text)))
+
+
+def hide_sent(session: Session, gone: Sequence[Outbox]) -> int:
+    """Hide the password in the bot's copy of each mail of ``gone`` (just sent, or
+    given up) that carried one, the answer to the word ``xfcc``: once the server has
+    taken that mail, the store holds the password nowhere in clear. Returns how many
+    copies changed.
+
+    The store keeps only the password's hash, so the copy's words of a password's
+    form are checked against it, and the one that matches gives way to :data:`HIDDEN`.
+    """
+    carriers: dict[int, list[Outbox]] = {}
+    for mail in gone:
+        if mail.inbound_id is not None and mail.event == MailEvent.NOTICE:
+            carriers.setdefault(mail.inbound_id, []).append(mail)
+    if not carriers:
+        return 0
+    hidden = 0
+    query = select(XfccPassword).where(XfccPassword.mailed_for.in_(carriers))
+    for row in session.scalars(query).all():
+        assert row.mailed_for is not None
+        for mail in carriers[row.mailed_for]:
+            password = next((w for w in written(mail.text_body) if matches(row.hashed, w)), None)
+            if password is not None:
+                _hide(mail, password)
+                row.mailed_for = None
+                hidden += 1
+    return hidden
+
+
+def _hide(mail: Outbox, password: str) -> None:
+    mail.text_body = mail.text_body.replace(password, HIDDEN)
+    if mail.html_body is not None:
+        mail.html_body = mail.html_body.replace(password, HIDDEN)
+
+
 def _clear_mailed(session: Session, row: XfccPassword, password: str) -> None:
-    """The password out of the sent answer that carried it: from the first login
-    with it on, the store holds it nowhere in clear."""
+    """The password out of the sent answer that carried it, if the sending left it
+    there (a copy sent by an earlier version): from the first login with it on, the
+    store holds it nowhere in clear."""
     sent = session.scalars(
-        select(Outbox).where(Outbox.inbound_id == row.mailed_for, Outbox.status == "sent")
+        select(Outbox).where(
+            Outbox.inbound_id == row.mailed_for, Outbox.status == OutboxStatus.SENT
+        )
     ).all()
     for mail in sent:
-        mail.text_body = mail.text_body.replace(password, HIDDEN)
-        if mail.html_body is not None:
-            mail.html_body = mail.html_body.replace(password, HIDDEN)
+        _hide(mail, password)
     if sent:
         row.mailed_for = None
 
