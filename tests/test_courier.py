@@ -270,15 +270,16 @@ def test_a_poll_process_killed_outright_takes_its_forked_courier_with_it(
     the answer in hand and ends, instead of sending on beside the next pass; the next
     pass reads the rest, and every answer goes out once."""
     assert fed.config_path is not None
-    out, err = tmp_path / "out", tmp_path / "err"
-    argv = ["-c", str(fed.config_path), "poll", "--once", "--now", "2026-03-02T11:00"]
-    bot = processes.start(argv, output=out, error=err)
+    record, out, err = tmp_path / "methods", tmp_path / "out", tmp_path / "err"
+    argv = [str(record), "-c", str(fed.config_path), "poll", "--once", "--now", "2026-03-02T11:00"]
+    bot = processes.start(argv, output=out, error=err, code=_RECORDING)
     try:
         assert wait_until(lambda: len(smtp_sink.messages) >= 1, 120.0, interval=0.01)
         (courier,) = _children(bot.pid)
     finally:
         bot.kill()
         bot.wait(timeout=30)
+    assert record.read_text().split() == ["fork"]
     assert wait_until(lambda: not _running(courier), 15.0, interval=0.05), (
         "the courier sends on after its pass was killed"
     )

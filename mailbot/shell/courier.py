@@ -74,6 +74,8 @@ IDLE = 1.0
 TICK = 0.05
 #: Told to stop, the courier ends within this many seconds, cleanly if it can.
 GRACE = 3.0
+#: The signals a courier holds back until it has its handlers.
+_STOPS = frozenset({signal.SIGINT, signal.SIGTERM})
 #: One delivery at a time in a process: the daemon's loop and its Xfcc listener both
 #: send, and on SQLite the outbox's row locks do not keep two senders apart.
 _SENDING = threading.Lock()
@@ -194,7 +196,14 @@ class Courier:
             name="mailbot-courier",
             daemon=True,
         )
-        process.start()
+        # the child starts with Ctrl-C and SIGTERM held back until it has handlers of
+        # its own: before, they would reach the pass's (a forked child's) or Python's
+        # (a KeyboardInterrupt's traceback on the terminal); the pass gets its own late
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+        try:
+            process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         theirs.close()
         return cls(process, ours)
 
@@ -295,6 +304,7 @@ def _run(
     # a stop signal never cuts a send short: the message in hand is finished and marked
     signal.signal(signal.SIGTERM, heard.stop)
     signal.signal(signal.SIGALRM, _crash)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # held back since the start
     _log_as_the_pass(config, level)
     engine = make_engine(url)
     sessions = session_factory(engine)

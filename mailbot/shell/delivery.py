@@ -147,8 +147,9 @@ def _send_group(
     session: Session, rows: Sequence[Outbox], dispatch: Dispatch, tally: _Tally
 ) -> bool:
     """Send ``rows`` in one transaction, until a stop; False: the server is away. A
-    password a mail carried is hidden in the store's copy once the mail is gone."""
-    gone: list[Outbox] = []
+    password a mail carried is hidden in the store's copy once the server has taken
+    the mail (a mail given up keeps it: a corrected address sends it again)."""
+    sent: list[Outbox] = []
     reachable = True
     for row in rows:
         if dispatch.stopping():
@@ -156,9 +157,9 @@ def _send_group(
         if not _send(session, row, dispatch, tally):
             reachable = False
             break
-        if row.status in (OutboxStatus.SENT, OutboxStatus.FAILED):
-            gone.append(row)
-    xfccpasswords.hide_sent(session, gone)
+        if row.status == OutboxStatus.SENT:
+            sent.append(row)
+    xfccpasswords.hide_sent(session, sent)
     return reachable
 
 

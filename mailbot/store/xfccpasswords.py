@@ -26,7 +26,7 @@ import re
 import secrets
 from collections.abc import Sequence
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from mailbot.mail.addresses import normal_address
@@ -122,31 +122,39 @@ def written(text: str) -> list[str]:
     return list(dict.fromkeys(_WRITTEN.findall(text)))
 
 
-def hide_sent(session: Session, gone: Sequence[Outbox]) -> int:
-    """Hide the password in the bot's copy of each mail of ``gone`` (just sent, or
-    given up) that carried one, the answer to the word ``xfcc``: once the server has
-    taken that mail, the store holds the password nowhere in clear. Returns how many
-    copies changed.
+def hide_sent(session: Session, sent: Sequence[Outbox]) -> int:
+    """Hide the password in the bot's copy of each mail of ``sent`` (just taken by the
+    server) that carried one, the answer to the word ``xfcc``: from then on the bot's
+    copy shows the password no more. Returns how many copies changed.
 
     The store keeps only the password's hash, so the copy's words of a password's
     form are checked against it, and the one that matches gives way to :data:`HIDDEN`.
+    The password's row lets go of the answer only if it still names it: a new
+    password made meanwhile (and not yet committed) names its own answer.
     """
     carriers: dict[int, list[Outbox]] = {}
-    for mail in gone:
+    for mail in sent:
         if mail.inbound_id is not None and mail.event == MailEvent.NOTICE:
             carriers.setdefault(mail.inbound_id, []).append(mail)
     if not carriers:
         return 0
     hidden = 0
-    query = select(XfccPassword).where(XfccPassword.mailed_for.in_(carriers))
-    for row in session.scalars(query).all():
-        assert row.mailed_for is not None
-        for mail in carriers[row.mailed_for]:
-            password = next((w for w in written(mail.text_body) if matches(row.hashed, w)), None)
+    query = select(XfccPassword.address, XfccPassword.hashed, XfccPassword.mailed_for).where(
+        XfccPassword.mailed_for.in_(carriers)
+    )
+    for address, hashed, mailed_for in session.execute(query).all():
+        if mailed_for is None:  # the query's own filter: never so
+            continue
+        for mail in carriers[mailed_for]:
+            password = next((w for w in written(mail.text_body) if matches(hashed, w)), None)
             if password is not None:
                 _hide(mail, password)
-                row.mailed_for = None
                 hidden += 1
+                session.execute(
+                    update(XfccPassword)
+                    .where(XfccPassword.address == address, XfccPassword.mailed_for == mailed_for)
+                    .values(mailed_for=None)
+                )
     return hidden
 
 
