@@ -22,16 +22,20 @@ from aiosmtpd.controller import Controller
 from deskbench import BOT, TD, Bench, at
 from harness import config_mapping
 from mailservers import ImapAccount, SmtpSink
+from sqlalchemy import select
 
 from mailbot.cli import main
 from mailbot.config import config_from_mapping
+from mailbot.desk.pipeline import Desk, Policy
 from mailbot.mail.postman import Postman
 from mailbot.mail.wire import compose
 from mailbot.shell.courier import deliver
 from mailbot.shell.health import POLL, SWEEP, beat
 from mailbot.shell.metrics import StoreCollector
-from mailbot.store.models import Outbox
+from mailbot.store.models import Outbox, Player, XfccPassword
 from mailbot.store.outbox import outgoing, queue
+from mailbot.store.roster import change_address
+from mailbot.store.xfccpasswords import matches, written
 
 START_LIST = """
 index: OB-1
@@ -442,3 +446,45 @@ def test_only_a_row_given_up_or_bounced_is_dismissed(
         out, err = capsys.readouterr()
         assert out == "" and len(err.splitlines()) == 1 and said in err, (argv, err)
     assert [r.dismissed_at for r in bench.outbox()] == [None]
+
+
+def test_an_xfcc_password_is_hidden_in_the_copy_once_sent_and_kept_while_it_cannot_go(
+    bench: Bench,
+) -> None:
+    """Maria asks for an Xfcc password from an address her server refuses for good: the
+    answer is given up, and its copy keeps the password, for the director corrects her
+    address and the answer goes again; once it has gone, she has the password and the
+    bot's copy of the answer shows ``********`` in its place."""
+    bench.desk = Desk(
+        bench.sessions,
+        Policy(sender=f"Federation CC <{BOT}>", xfcc_url="https://cc.federation.example/xfcc"),
+    )
+    bench.send(MARIA, "xfcc", at(2))
+
+    def copy() -> tuple[str, str]:
+        (row,) = [r for r in bench.outbox(event="notice") if TD not in r.to_addrs]
+        with bench.sessions() as session:
+            hashed = session.scalars(select(XfccPassword.hashed)).one()
+        return row.text_body, hashed
+
+    refusing = sink_of(smtputf8=True, refuse=(MARIA,))
+    try:
+        assert deliver_to(bench, refusing, at(2, 10)) == (1, 0, 1)  # the director's notice goes
+    finally:
+        refusing.controller.stop()
+    text, hashed = copy()
+    assert [w for w in written(text) if matches(hashed, w)], "the given-up copy lost it"
+
+    with bench.sessions.begin() as session:
+        maria = session.scalars(select(Player).where(Player.email == MARIA)).one()
+        change_address(session, maria, "maria@mail.example", at(3))
+    sink = sink_of(smtputf8=True)
+    try:
+        assert deliver_to(bench, sink, at(3, 10)) == (1, 0, 0)
+    finally:
+        sink.controller.stop()
+    (got,) = sink.to("maria@mail.example")
+    mailed = got.message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    (password,) = [w for w in written(mailed) if matches(hashed, w)]
+    text, _ = copy()
+    assert password not in text and "Password: ********" in text
