@@ -46,7 +46,7 @@ from fuzzing import (  # noqa: F401 (hooks)
     pytest_terminal_summary,
 )
 from fuzzing import pytest_runtest_logreport as fuzz_logreport
-from mailservers import dovecot_server, imap_account, smtp_sink  # noqa: F401 (fixtures)
+from mailservers import dovecot_server, imap_account, postfix_relay, smtp_sink  # noqa: F401 (fixtures)
 from migrated import POSTGRES_URL
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
@@ -153,7 +153,7 @@ SERVER_FIXTURES = frozenset(
         "dovecot_server", "imap_account", "cyrus_server", "private_cyrus", "smtp_sink",
         "token_provider", "oauth_dovecot", "oauth_smtp", "private_postgres",
         "private_dovecot", "hung_smtp", "postgres_url", "restartable", "prefixed",
-        "smtp_port", "browser", "chrome", "browser_cup",
+        "smtp_port", "browser", "chrome", "browser_cup", "postfix_relay",
     }
 )  # fmt: skip
 #: Modules whose tests start servers themselves (in their bodies or fixtures of theirs).

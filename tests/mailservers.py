@@ -620,3 +620,116 @@ def oauth_smtp(token_provider: Provider) -> Iterator[OAuthSmtpSink]:
         yield sink
     finally:
         sink.controller.stop()
+
+
+#: The domain whose mail a :class:`PostfixRelay` takes and then cannot deliver.
+BOUNCING = "bounce.example"
+#: What its report gives as the reason.
+BOUNCE_REASON = "no such mailbox here"
+
+
+class PostfixRelay(SmtpSink):
+    """A private Postfix, the real MTA, in front of the SMTP listener.
+
+    The bot hands its mail to Postfix (``settings`` name Postfix's port), which
+    relays it to the listener; mail for :data:`BOUNCING` it takes and then cannot
+    deliver, so it writes its own delivery report (RFC 3464) to the message's
+    envelope sender, which it relays to the listener as well. Postfix runs as
+    root with a configuration folder, queue and log of its own (``home``).
+    """
+
+    def __init__(self, home: Path) -> None:
+        super().__init__()
+        self.home = home
+        #: The listener's port; ``port`` (what the bot is told) is Postfix's.
+        self.listener_port, self.port = self.port, free_port()
+        self.etc = home / "etc"
+        #: The reports as they came, byte for byte.
+        self.raw_reports: list[bytes] = []
+
+    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+        if envelope.mail_from in ("", "<>"):  # type: ignore[attr-defined]
+            with self._lock:
+                self.raw_reports.append(envelope.original_content or envelope.content)  # type: ignore[attr-defined]
+        return await super().handle_DATA(server, session, envelope)
+
+    def start(self) -> None:
+        self.controller.start()
+        data, queue = self.home / "data", self.home / "queue"
+        for folder in (self.etc, data, queue):
+            folder.mkdir(parents=True)
+        os.chown(data, pwd.getpwnam("postfix").pw_uid, grp.getgrnam("postfix").gr_gid)
+        (self.etc / "transport").write_text(
+            f"{BOUNCING} error:5.1.1 {BOUNCE_REASON}\n* smtp:[127.0.0.1]:{self.listener_port}\n"
+        )
+        (self.etc / "main.cf").write_text(
+            "compatibility_level = 3.6\n"
+            f"queue_directory = {queue}\ndata_directory = {data}\n"
+            f"maillog_file = {self.home}/maillog\nmaillog_file_prefixes = {self.home}\n"
+            "inet_interfaces = 127.0.0.1\ninet_protocols = ipv4\n"
+            "myhostname = mx.example.net\nmydomain = example.net\nmydestination =\n"
+            "mynetworks = 127.0.0.0/8\nsmtpd_relay_restrictions = permit_mynetworks, reject\n"
+            # take the mail first, report it undeliverable afterwards, as a relay does
+            "smtpd_reject_unlisted_recipient = no\n"
+            f"transport_maps = texthash:{self.etc}/transport\n"
+            "smtp_dns_support_level = disabled\nsmtputf8_enable = yes\n"
+            "alias_maps =\nalias_database =\n"
+        )
+        lines = []
+        for line in Path("/etc/postfix/master.cf").read_text().splitlines():
+            fields = line.split()
+            if line[:1] not in ("", "#", " ", "\t") and len(fields) >= 8:
+                if fields[:2] == ["smtp", "inet"]:
+                    fields[0] = f"127.0.0.1:{self.port}"
+                fields[4] = "n"  # no chroot: the queue is not where the package put it
+                line = " ".join(fields)
+            lines.append(line)
+        (self.etc / "master.cf").write_text("\n".join(lines) + "\n")
+        self._postfix("start")
+        _wait_for_port(self.port)
+
+    def _postfix(self, command: str) -> None:
+        done = subprocess.run(
+            ["postfix", "-c", str(self.etc), command], capture_output=True, text=True
+        )
+        assert done.returncode == 0, f"postfix {command}: {done.stdout}{done.stderr}{self.log()}"
+
+    def log(self) -> str:
+        """The end of Postfix's log, to say what it did."""
+        log = self.home / "maillog"
+        return log.read_text()[-3000:] if log.exists() else "(no log)"
+
+    def stop(self) -> None:
+        try:
+            self._postfix("stop")
+        finally:
+            self.controller.stop()
+
+    def reports(self) -> list[Received]:
+        """The delivery reports Postfix has sent back (null envelope sender)."""
+        with self._lock:
+            return [m for m in self.messages if m.envelope_from in ("", "<>")]
+
+
+def _require_postfix() -> None:
+    if not Path("/usr/sbin/postfix").exists() or os.geteuid() != 0:
+        lack = "Postfix (apt-get install postfix), run as root"
+        if os.environ.get("CI"):
+            pytest.fail(f"{lack}: CI must install it (scripts/test)")
+        pytest.skip(lack)
+
+
+@pytest.fixture
+def postfix_relay() -> Iterator[PostfixRelay]:
+    """A private Postfix relaying to an SMTP listener (:class:`PostfixRelay`), in a
+    folder of its own that Postfix's unprivileged processes can reach."""
+    _require_postfix()
+    home = Path(tempfile.mkdtemp(prefix="mailbot-postfix-"))
+    home.chmod(0o755)
+    relay = PostfixRelay(home)
+    try:
+        relay.start()
+        yield relay
+    finally:
+        relay.stop()
+        shutil.rmtree(home, ignore_errors=True)

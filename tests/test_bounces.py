@@ -15,6 +15,8 @@ read whatever charset its parts claim.
 from __future__ import annotations
 
 import dataclasses
+import email
+import email.policy
 import io
 import re
 from collections.abc import Iterator
@@ -23,11 +25,12 @@ from pathlib import Path
 import pytest
 import yaml
 from deskbench import BOT, TD, Bench, Relay, at, deliver, dsn
+from faults import wait_until
 from fuzzing import budget
 from harness import config_mapping
 from hypothesis import given
 from hypothesis import strategies as st
-from mailservers import ImapAccount, SmtpSink
+from mailservers import BOUNCE_REASON, BOUNCING, ImapAccount, PostfixRelay, Received, SmtpSink
 from sqlalchemy import select
 
 from mailbot.cli import main
@@ -780,3 +783,50 @@ def test_a_dismissed_bounce_stops_warning_and_stays_listed_and_in_the_evidence(
     assert line.split("\t")[0] == str(row.id) and line.endswith(f"{REASON}\tdismissed")
     assert evidence("after") == before
     assert gauge() == 0
+
+
+POSTFIX_START_LIST = E2E_START_LIST.replace(PETROV, f"petrov@{BOUNCING}")
+
+
+@pytest.mark.slow
+def test_through_postfix_a_report_returns_the_headers_only_and_reaches_the_mover(
+    store_url: str, imap_account: ImapAccount, postfix_relay: PostfixRelay, tmp_path: Path
+) -> None:
+    """The bot's mail goes out through a real Postfix, which cannot deliver Ann's move
+    line to Petrov: the report Postfix writes returns the line's headers but not its
+    text (the bot asks for headers only, ``RET=HDRS``: a mail's words, a password
+    among them, do not come back to be kept as evidence), and once it arrives in the
+    bot's inbox Ann hears that her move did not arrive."""
+    from harness import Federation, text_of
+
+    petrov = f"petrov@{BOUNCING}"
+    fed = Federation(store_url, imap_account, postfix_relay, POSTFIX_START_LIST, tmp_path)
+    try:
+        fed.write(ANN, "1. e2-e4", at(2, 8), subject="[BX-2/1] move")
+        fed.poll(at(2, 9))
+        assert wait_until(lambda: postfix_relay.reports(), 30.0, interval=0.1), postfix_relay.log()
+        (raw,) = postfix_relay.raw_reports
+        report = email.message_from_bytes(raw, policy=email.policy.default)
+        kinds = [part.get_content_type() for part in report.walk()]
+        assert "text/rfc822-headers" in kinds and "message/rfc822" not in kinds, kinds
+        assert BOUNCE_REASON in raw.decode("utf-8", "replace")
+        with fed.sessions() as session:
+            rows = session.scalars(select(Outbox)).all()
+            (line,) = [r for r in rows if petrov in r.to_addrs]
+        words = [w for w in line.text_body.split() if len(w) > 6 and w.isalpha()]
+        assert words and not any(w.encode() in raw for w in words), "the text came back"
+        assert line.message_id.encode() in raw  # the headers did
+
+        fed.deliver(raw, at(2, 10))
+        fed.poll(at(2, 11))
+
+        def notices() -> list[Received]:  # Postfix relays them a moment later
+            return [m for m in fed.received(ANN) if m.message["X-Mailbot-Event"] == "bounce"]
+
+        assert wait_until(notices, 30.0, interval=0.1), postfix_relay.log()
+        (notice,) = notices()
+        body = text_of(notice)
+        for seen in ("Your move did not arrive", "1. e2-e4", petrov, BOUNCE_REASON):
+            assert seen in f"{notice.message['Subject']}\n{body}", seen
+    finally:
+        fed.close()
