@@ -626,12 +626,14 @@ def oauth_smtp(token_provider: Provider) -> Iterator[OAuthSmtpSink]:
 BOUNCING = "bounce.example"
 #: What its report gives as the reason.
 BOUNCE_REASON = "no such mailbox here"
+#: Debian's ``postfix`` command.
+POSTFIX = "/usr/sbin/postfix"
 
 
 class PostfixRelay(SmtpSink):
     """A private Postfix, the real MTA, in front of the SMTP listener.
 
-    The bot hands its mail to Postfix (``settings`` name Postfix's port), which
+    The bot hands its mail to Postfix (``port`` is Postfix's), which
     relays it to the listener; mail for :data:`BOUNCING` it takes and then cannot
     deliver, so it writes its own delivery report (RFC 3464) to the message's
     envelope sender, which it relays to the listener as well. Postfix runs as
@@ -690,7 +692,7 @@ class PostfixRelay(SmtpSink):
 
     def _postfix(self, command: str) -> None:
         done = subprocess.run(
-            ["postfix", "-c", str(self.etc), command], capture_output=True, text=True
+            [POSTFIX, "-c", str(self.etc), command], capture_output=True, text=True
         )
         assert done.returncode == 0, f"postfix {command}: {done.stdout}{done.stderr}{self.log()}"
 
@@ -712,7 +714,7 @@ class PostfixRelay(SmtpSink):
 
 
 def _require_postfix() -> None:
-    if not Path("/usr/sbin/postfix").exists() or os.geteuid() != 0:
+    if not Path(POSTFIX).exists() or os.geteuid() != 0:
         lack = "Postfix (apt-get install postfix), run as root"
         if os.environ.get("CI"):
             pytest.fail(f"{lack}: CI must install it (scripts/test)")
