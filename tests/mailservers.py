@@ -646,7 +646,7 @@ class PostfixRelay(SmtpSink):
         #: The listener's port; ``port`` (what the bot is told) is Postfix's.
         self.listener_port, self.port = self.port, free_port()
         self.etc = home / "etc"
-        #: The reports as they came, byte for byte.
+        #: The delivery reports Postfix sent back (null envelope sender), byte for byte.
         self.raw_reports: list[bytes] = []
 
     async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
@@ -706,11 +706,6 @@ class PostfixRelay(SmtpSink):
             self._postfix("stop")
         finally:
             self.controller.stop()
-
-    def reports(self) -> list[Received]:
-        """The delivery reports Postfix has sent back (null envelope sender)."""
-        with self._lock:
-            return [m for m in self.messages if m.envelope_from in ("", "<>")]
 
 
 def _require_postfix() -> None:

@@ -804,7 +804,8 @@ def test_through_postfix_a_report_returns_the_headers_only_and_reaches_the_mover
     try:
         fed.write(ANN, "1. e2-e4", at(2, 8), subject="[BX-2/1] move")
         fed.poll(at(2, 9))
-        assert wait_until(lambda: postfix_relay.reports(), 30.0, interval=0.1), postfix_relay.log()
+        arrived = wait_until(lambda: postfix_relay.raw_reports, 30.0, interval=0.1)
+        assert arrived, postfix_relay.log()
         (raw,) = postfix_relay.raw_reports
         report = email.message_from_bytes(raw, policy=email.policy.default)
         kinds = [part.get_content_type() for part in report.walk()]

@@ -53,7 +53,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Literal
 
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.config import Config
@@ -152,7 +152,7 @@ def _tell_director(sender: str) -> GiveUp:
     return tell
 
 
-def shareable(url: str) -> bool:
+def shareable(url: str | URL) -> bool:
     """Whether a courier (another process) can open the database ``url``."""
     parsed = make_url(url)
     in_memory = parsed.get_backend_name() == "sqlite" and (

@@ -209,7 +209,7 @@ def _courier_for(
     bind = sessions.kw.get("bind")
     if waiting <= BATCH or bind is None:
         return None
-    if not shareable(bind.url.render_as_string(hide_password=False)):
+    if not shareable(bind.url):
         return None
     try:
         return Courier.start(config, bind, now)

@@ -122,10 +122,10 @@ def written(text: str) -> list[str]:
     return list(dict.fromkeys(_WRITTEN.findall(text)))
 
 
-def hide_sent(session: Session, sent: Sequence[Outbox]) -> int:
+def hide_sent(session: Session, sent: Sequence[Outbox]) -> None:
     """Hide the password in the bot's copy of each mail of ``sent`` (just taken by the
     server) that carried one, the answer to the word ``xfcc``: from then on the bot's
-    copy shows the password no more. Returns how many copies changed.
+    copy shows the password no more.
 
     The store keeps only the password's hash, so the copy's words of a password's
     form are checked against it, and the one that matches gives way to :data:`HIDDEN`.
@@ -137,8 +137,7 @@ def hide_sent(session: Session, sent: Sequence[Outbox]) -> int:
         if mail.inbound_id is not None and mail.event == MailEvent.NOTICE:
             carriers.setdefault(mail.inbound_id, []).append(mail)
     if not carriers:
-        return 0
-    hidden = 0
+        return
     query = select(XfccPassword.address, XfccPassword.hashed, XfccPassword.mailed_for).where(
         XfccPassword.mailed_for.in_(carriers)
     )
@@ -149,13 +148,11 @@ def hide_sent(session: Session, sent: Sequence[Outbox]) -> int:
             password = next((w for w in written(mail.text_body) if matches(hashed, w)), None)
             if password is not None:
                 _hide(mail, password)
-                hidden += 1
                 session.execute(
                     update(XfccPassword)
                     .where(XfccPassword.address == address, XfccPassword.mailed_for == mailed_for)
                     .values(mailed_for=None)
                 )
-    return hidden
 
 
 def _hide(mail: Outbox, password: str) -> None:
