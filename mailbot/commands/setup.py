@@ -20,14 +20,6 @@ from mailbot.commands.progress import Bar
 from mailbot.mail.postman import compose_address
 from mailbot.store.engine import describe_place, make_engine, session_factory
 from mailbot.store.schema import schema_revision, upgrade
-from mailbot.store.startfields import StartListError
-from mailbot.store.startlist import load_start_list
-from mailbot.store.tournaments import (
-    DuplicateTournamentError,
-    TournamentStartedError,
-    delete_tournament,
-    import_start_list,
-)
 
 log = logging.getLogger("mailbot")
 
@@ -91,10 +83,15 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_import_arguments,
 )
 def tournament_import(ctx: CommandContext, args: argparse.Namespace) -> int:
+    # what reads and imports a start list is loaded by the commands that do so: every
+    # other command (a poll above all) starts without it
     from mailbot.compose.notifier import Notifier
     from mailbot.mail.postman import Postman
     from mailbot.rules.events import TournamentStarted
     from mailbot.shell.courier import deliver
+    from mailbot.store.startfields import StartListError
+    from mailbot.store.startlist import load_start_list
+    from mailbot.store.tournaments import DuplicateTournamentError, import_start_list
 
     fix_now(ctx, args)
     path: Path = args.file
@@ -154,6 +151,8 @@ def _delete_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_delete_arguments,
 )
 def tournament_delete(ctx: CommandContext, args: argparse.Namespace) -> int:
+    from mailbot.store.tournaments import TournamentStartedError, delete_tournament
+
     engine = make_engine(ctx.settings.database)
     try:
         with session_factory(engine).begin() as session:

@@ -41,9 +41,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from email import policy as email_policy
 from email.message import Message
 from email.parser import BytesHeaderParser, BytesParser, HeaderParser
+from types import ModuleType
 from typing import TypeVar
-
-import flufl.bounce
 
 from mailbot.mail.addresses import normal_address
 from mailbot.mail.charsets import decode_text
@@ -82,10 +81,6 @@ _T = TypeVar("_T")
 #: What a part that cannot be read says.
 _NO_TEXTS: tuple[str, ...] = ()
 _A = TypeVar("_A")
-
-# the detectors log every step at INFO, and a detector's crash with its traceback: the
-# bot reads the report as no report and says so in its own words
-logging.getLogger("flufl.bounce").setLevel(logging.CRITICAL + 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -255,13 +250,24 @@ def _addresses_in(value: str) -> tuple[str, ...]:
     return tuple(normal_address(a) for _, a in email.utils.getaddresses([value]) if a)
 
 
+def _detectors() -> ModuleType:
+    """flufl.bounce, loaded with the first report (a pass that reads none starts without
+    it), its detectors quiet: they log every step at INFO, and a detector's crash with
+    its traceback, and the bot reads such a report as no report and says so in its own
+    words."""
+    import flufl.bounce
+
+    logging.getLogger("flufl.bounce").setLevel(logging.CRITICAL + 1)
+    return flufl.bounce
+
+
 def _failures(message: Message, texts: Sequence[str]) -> tuple[Failure, ...]:
     """The recipients that failed, each with the server's reason for it: as the
     detectors find them, or, when one of them fails on the report, as its
     message/delivery-status part says (RFC 3464)."""
     blocks = _attempt(_status_blocks, message, dict[str, _Block]())
     try:
-        temporary, permanent = flufl.bounce.all_failures(message)
+        temporary, permanent = _detectors().all_failures(message)
         failed = {_address(a): True for a in sorted(permanent)}
         for a in sorted(temporary):
             failed.setdefault(_address(a), False)

@@ -413,7 +413,7 @@ class InboundMessage(Base):
     reason_phrase: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime.datetime]
 
-    game: Mapped[Game | None] = relationship()
+    game: Mapped[Game | None] = relationship(viewonly=True)
 
     def __repr__(self) -> str:
         return f"<InboundMessage {self.id} {self.message_id} {self.status}>"
@@ -448,7 +448,7 @@ class Move(Base):
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
 
     game: Mapped[Game] = relationship(back_populates="moves")
-    inbound: Mapped[InboundMessage | None] = relationship()
+    inbound: Mapped[InboundMessage | None] = relationship(viewonly=True)
 
 
 class Penalty(Base):
@@ -589,8 +589,8 @@ class Outbox(Base):
     #: it stays listed and no longer counts in ``mailbot health``; a new failure clears it.
     dismissed_at: Mapped[datetime.datetime | None]
 
-    game: Mapped[Game | None] = relationship()
-    inbound: Mapped[InboundMessage | None] = relationship()
+    game: Mapped[Game | None] = relationship(viewonly=True)
+    inbound: Mapped[InboundMessage | None] = relationship(viewonly=True)
 
 
 class Notice(Base):
