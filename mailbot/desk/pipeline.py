@@ -40,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import functools
 import hashlib
 import logging
 import time
@@ -132,8 +133,13 @@ class Policy:
     #: The Xfcc service's public URL, if the daemon serves Xfcc.
     xfcc_url: str | None = None
 
-    @property
+    @functools.cached_property
     def address(self) -> str:
+        """The bot's own address, read from ``sender`` once (every message asks).
+
+        >>> Policy("Federation CC <Bot@Federation.example>").address
+        'bot@federation.example'
+        """
         return normal_address(compose_address(self.sender))
 
 

@@ -304,7 +304,56 @@ def write_move(board: chess.Board, move: chess.Move, notation: Notation) -> str:
     'Th1-h8+'
 
     Raises :class:`chess.IllegalMoveError` for a move that is not legal in ``board``.
+
+    The text depends only on the position (where the pieces stand, whose move it is,
+    the castling rights and the en passant square) and the move: a move mail writes its
+    move in the line, in what was played and in what the desk read, so each text is
+    written once and kept (the last :data:`KEPT_MOVES`).
     """
+    return _written(
+        (
+            board.pawns,
+            board.knights,
+            board.bishops,
+            board.rooks,
+            board.queens,
+            board.kings,
+            board.occupied_co[chess.WHITE],
+            board.turn,
+            board.castling_rights,
+            board.ep_square,
+            board.chess960,
+        ),
+        board,
+        move,
+        notation,
+    )
+
+
+#: Texts of moves :func:`write_move` keeps: a backlog's batch writes a few hundred.
+KEPT_MOVES = 1024
+
+
+def _written(
+    position: tuple[int | bool | None, ...],
+    board: chess.Board,
+    move: chess.Move,
+    notation: Notation,
+) -> str:
+    key = (position, move, notation)
+    text = _WRITTEN.get(key)
+    if text is None:
+        text = _WRITTEN[key] = _write(board, move, notation)
+        if len(_WRITTEN) > KEPT_MOVES:
+            del _WRITTEN[next(iter(_WRITTEN))]
+    return text
+
+
+#: The texts kept by :func:`_written`, the oldest first.
+_WRITTEN: dict[tuple[tuple[int | bool | None, ...], chess.Move, Notation], str] = {}
+
+
+def _write(board: chess.Board, move: chess.Move, notation: Notation) -> str:
     if not board.is_legal(move):
         raise chess.IllegalMoveError(f"illegal move {move.uci()} in {board.fen()}")
     if notation is Notation.ICCF_NUMERIC:
