@@ -21,6 +21,8 @@ import functools
 
 import chess
 
+from mailbot.rules.placement import Placement, placement
+
 _LIGHT = "#f0d9b5"
 _DARK = "#b58863"
 
@@ -40,10 +42,6 @@ _FIGURINE = {
     for colour in chess.COLORS
 }
 
-#: Where the pieces stand: the board's masks of pawns, knights, bishops, rooks,
-#: queens, kings, and of White's pieces (a key made far faster than a FEN).
-Placement = tuple[int, int, int, int, int, int, int]
-
 
 #: Each square's cell as far as its mark: its size and colour.
 _CELL = [
@@ -58,18 +56,6 @@ def _squares(orientation: chess.Color) -> tuple[list[int], list[int]]:
     ranks = list(range(7, -1, -1)) if orientation == chess.WHITE else list(range(8))
     files = list(range(8)) if orientation == chess.WHITE else list(range(7, -1, -1))
     return ranks, files
-
-
-def _placement(board: chess.BaseBoard) -> Placement:
-    return (
-        board.pawns,
-        board.knights,
-        board.bishops,
-        board.rooks,
-        board.queens,
-        board.kings,
-        board.occupied_co[chess.WHITE],
-    )
 
 
 @functools.lru_cache(maxsize=KEPT)
@@ -91,7 +77,7 @@ def text_diagram(board: chess.BaseBoard, orientation: chess.Color = chess.WHITE)
     >>> print(text_diagram(chess.Board(), chess.BLACK).splitlines()[-1])
       h g f e d c b a
     """
-    return _text(_placement(board), orientation)
+    return _text(placement(board), orientation)
 
 
 @functools.lru_cache(maxsize=KEPT)
@@ -118,7 +104,7 @@ def html_diagram(
     True
     """
     marked = (lastmove.from_square, lastmove.to_square) if lastmove else ()
-    return _html(_placement(board), orientation, marked)
+    return _html(placement(board), orientation, marked)
 
 
 @functools.lru_cache(maxsize=KEPT)

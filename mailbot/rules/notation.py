@@ -69,6 +69,8 @@ from collections.abc import Iterable, Mapping
 
 import chess
 
+from mailbot.rules.placement import Placement, placement
+
 __all__ = [
     "Castling",
     "Notation",
@@ -310,24 +312,8 @@ def write_move(board: chess.Board, move: chess.Move, notation: Notation) -> str:
     move in the line, in what was played and in what the desk read, so each text is
     written once and kept (the last :data:`KEPT_MOVES`).
     """
-    return _written(
-        (
-            board.pawns,
-            board.knights,
-            board.bishops,
-            board.rooks,
-            board.queens,
-            board.kings,
-            board.occupied_co[chess.WHITE],
-            board.turn,
-            board.castling_rights,
-            board.ep_square,
-            board.chess960,
-        ),
-        board,
-        move,
-        notation,
-    )
+    position = (board.turn, board.castling_rights, board.ep_square, board.chess960)
+    return _written((placement(board), *position), board, move, notation)
 
 
 #: Texts of moves :func:`write_move` keeps: a backlog's batch writes a few hundred.
@@ -335,7 +321,7 @@ KEPT_MOVES = 1024
 
 
 def _written(
-    position: tuple[int | bool | None, ...],
+    position: tuple[Placement | int | bool | None, ...],
     board: chess.Board,
     move: chess.Move,
     notation: Notation,
@@ -350,7 +336,7 @@ def _written(
 
 
 #: The texts kept by :func:`_written`, the oldest first.
-_WRITTEN: dict[tuple[tuple[int | bool | None, ...], chess.Move, Notation], str] = {}
+_WRITTEN: dict[tuple[tuple[Placement | int | bool | None, ...], chess.Move, Notation], str] = {}
 
 
 def _write(board: chess.Board, move: chess.Move, notation: Notation) -> str:
