@@ -413,6 +413,10 @@ class InboundMessage(Base):
     reason_phrase: Mapped[dict[str, Any] | None]
     created_at: Mapped[datetime.datetime]
 
+    #: Read only, as the links below marked so: the bot sets a row's ids, never these
+    #: links, and what they name (a game, made by a start list's import; a message,
+    #: recorded first) is written before the row, so a flush neither weighs them nor
+    #: orders its writes by them (six such links for each move of a backlog).
     game: Mapped[Game | None] = relationship(viewonly=True)
 
     def __repr__(self) -> str:
