@@ -170,6 +170,31 @@ def test_an_illegal_move_is_not_written() -> None:
         write_move(START, move("g1e3"), Notation.EN)
 
 
+@pytest.mark.parametrize(
+    ("fen", "uci", "written", "same_pieces"),
+    [
+        # castling written where it is allowed, then the same pieces without the right
+        (
+            "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+            "e1g1",
+            "0-0",
+            "r3k2r/8/8/8/8/8/8/R3K2R w kq - 0 1",
+        ),
+        # en passant written right after the double step, then the same pieces a move later
+        ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2", "e5d6", "e5xd6", "4k3/8/8/3pP3/8/8/8/4K3 w - - 0 2"),
+    ],
+)
+def test_a_move_written_once_is_not_written_again_where_it_is_illegal(
+    fen: str, uci: str, written: str, same_pieces: str
+) -> None:
+    """Texts of moves are kept by the position: one where the pieces stand the same but
+    the move is not allowed (no castling right, no en passant any more) is no such
+    position, and the move is refused there as ever."""
+    assert write_move(chess.Board(fen), move(uci), Notation.EN) == written
+    with pytest.raises(chess.IllegalMoveError):
+        write_move(chess.Board(same_pieces), move(uci), Notation.EN)
+
+
 def test_write_line_numbers_white_and_black_moves() -> None:
     board = chess.Board("4k3/8/8/8/8/8/8/K6R w - - 0 15")
     moves = [move("h1e1"), move("e8f7"), move("e1e2")]
