@@ -65,6 +65,7 @@ import dataclasses
 import enum
 import functools
 import re
+import threading
 from collections.abc import Iterable, Mapping
 
 import chess
@@ -329,14 +330,17 @@ def _written(
     key = (position, move, notation)
     text = _WRITTEN.get(key)
     if text is None:
-        text = _WRITTEN[key] = _write(board, move, notation)
-        if len(_WRITTEN) > KEPT_MOVES:
-            del _WRITTEN[next(iter(_WRITTEN))]
+        text = _write(board, move, notation)
+        with _KEEPING:  # the daemon's threads write moves too: one changes the texts at a time
+            _WRITTEN[key] = text
+            while len(_WRITTEN) > KEPT_MOVES:
+                del _WRITTEN[next(iter(_WRITTEN))]
     return text
 
 
 #: The texts kept by :func:`_written`, the oldest first.
 _WRITTEN: dict[tuple[tuple[Placement | int | bool | None, ...], chess.Move, Notation], str] = {}
+_KEEPING = threading.Lock()
 
 
 def _write(board: chess.Board, move: chess.Move, notation: Notation) -> str:

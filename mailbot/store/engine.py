@@ -123,6 +123,8 @@ def pending(session: Session, *kinds: type[Base], new: bool = True) -> bool:
     A batch holds hundreds of rows by its end and asks this for every message:
     their classes are gathered first (a few), and only those are looked at.
     """
+    # the session's own books of its changed, deleted and new states: its public views
+    # (session.dirty, .deleted, .new) would build three identity sets at each ask
     states = session.identity_map._modified, session._deleted, session._new if new else ()
     return any(issubclass(kind, kinds) for kind in {s.class_ for s in itertools.chain(*states)})
 
