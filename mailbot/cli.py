@@ -110,11 +110,13 @@ def tune_collector() -> None:
     more the longer the game. Here it runs after 10,000 new objects (and
     the older generations a tenth as often), and what is loaded at the start
     (modules, the configuration) is set aside for good (:func:`gc.freeze`).
-    Only the process's entry point calls this: a program that imports the
-    bot keeps its own settings.
+    The entry point (:func:`mailbot.__main__.run`) holds the collector while the
+    modules load; it runs again from here. Only the process's entry point calls
+    this: a program that imports the bot keeps its own settings.
     """
     gc.set_threshold(10_000, 10, 10)
     gc.freeze()
+    gc.enable()
 
 
 def program() -> int:

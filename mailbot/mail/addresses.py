@@ -24,11 +24,14 @@ import contextlib
 import functools
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
 import idna
-from email_validator import EmailNotValidError, validate_email
 
 from mailbot.rules.errors import MailError
+
+if TYPE_CHECKING:
+    from email_validator import EmailNotValidError
 
 __all__ = [
     "MAX_LENGTH",
@@ -160,6 +163,10 @@ def check_address(address: str, *, special_use: bool = False) -> str:
     ...
     mailbot.mail.addresses.AddressError: 'ivan@club.local' is not a valid e-mail address: ...
     """
+    # loaded here, where an address is checked (a start list, a director's order): the
+    # message path, which only reads and writes addresses, starts without its tables
+    from email_validator import EmailNotValidError, validate_email
+
     text = address.strip()
     try:
         checked = validate_email(text, check_deliverability=False)
