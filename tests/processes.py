@@ -28,7 +28,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 #: What ``python -m mailbot`` runs (mailbot/__main__.py).
-PROGRAM = "import sys\nfrom mailbot.cli import program\nsys.exit(program())\n"
+PROGRAM = "import sys\nfrom mailbot.__main__ import run\nsys.exit(run())\n"
 
 _context: list[ForkServerContext] = []
 

@@ -227,8 +227,8 @@ def recording(method=None):
         lines.write(f"{method}\\n")
     return get_context(method)
 multiprocessing.get_context = recording
-from mailbot.cli import program
-sys.exit(program())
+from mailbot.__main__ import run
+sys.exit(run())
 """
 
 

@@ -250,6 +250,7 @@ def _addresses_in(value: str) -> tuple[str, ...]:
     return tuple(normal_address(a) for _, a in email.utils.getaddresses([value]) if a)
 
 
+@functools.cache
 def _detectors() -> ModuleType:
     """flufl.bounce, loaded with the first report (a pass that reads none starts without
     it), its detectors quiet: they log every step at INFO, and a detector's crash with
@@ -266,8 +267,9 @@ def _failures(message: Message, texts: Sequence[str]) -> tuple[Failure, ...]:
     detectors find them, or, when one of them fails on the report, as its
     message/delivery-status part says (RFC 3464)."""
     blocks = _attempt(_status_blocks, message, dict[str, _Block]())
+    detectors = _detectors()  # outside the guard: a missing detector is no report's fault
     try:
-        temporary, permanent = _detectors().all_failures(message)
+        temporary, permanent = detectors.all_failures(message)
         failed = {_address(a): True for a in sorted(permanent)}
         for a in sorted(temporary):
             failed.setdefault(_address(a), False)
