@@ -34,7 +34,6 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,7 +46,7 @@ from fuzzing import (  # noqa: F401 (hooks)
 )
 from fuzzing import pytest_runtest_logreport as fuzz_logreport
 from mailservers import dovecot_server, imap_account, postfix_relay, smtp_sink  # noqa: F401 (fixtures)
-from migrated import POSTGRES_URL
+from migrated import POSTGRES_URL, drop_kept, new_schema, release
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
@@ -109,22 +108,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
-    """The URL of a fresh, empty PostgreSQL schema, dropped after the test."""
+    """The URL of a fresh, empty PostgreSQL schema, dropped after the test, or kept for
+    the next one once its rows are deleted (``migrated.release``)."""
     require_postgres()
-    schema = f"t_{uuid.uuid4().hex}"
-    admin = create_engine(POSTGRES_URL)
+    schema, url = new_schema()
     try:
-        with admin.begin() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        # commits do not wait for the server's disk (the test's data need not outlive a
-        # crash of the server; it is visible to every session at once all the same)
-        options = f"-csearch_path={schema} -csynchronous_commit=off"
-        url = make_url(POSTGRES_URL).update_query_dict({"options": options})
-        yield url.render_as_string(hide_password=False)
-        with admin.begin() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        yield url
     finally:
-        admin.dispose()
+        release(schema)
 
 
 @pytest.fixture
@@ -158,7 +149,14 @@ SERVER_FIXTURES = frozenset(
 )  # fmt: skip
 #: Modules whose tests start servers themselves (in their bodies or fixtures of theirs).
 SERVER_MODULES = frozenset(
-    {"test_outbox", "test_stop", "test_install_guide", "test_faults", "test_outage"}
+    {
+        "test_outbox",
+        "test_stop",
+        "test_install_guide",
+        "test_faults",
+        "test_outage",
+        "test_migrated",
+    }
 )
 
 
@@ -216,7 +214,9 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """The seconds of the tests this run ran, kept for the next run's order (in the
-    controller, or the only process; the others' are kept as they were)."""
+    controller, or the only process; the others' are kept as they were); in every
+    process, the PostgreSQL schemas it kept for a next test are dropped."""
+    drop_kept()
     config = session.config
     cache = getattr(config, "cache", None)
     if hasattr(config, "workerinput") or cache is None or not _durations:

@@ -32,8 +32,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from mailbot.store.engine import make_engine
@@ -184,15 +185,196 @@ def _record_migrations(admin: Connection) -> str:
 
 
 def _fill_postgres_schema(url: URL) -> bool:
-    """Run the recorded migrations in the schema of ``url`` when it has no tables yet;
-    False when it has some."""
-    with autocommit(url) as connection:
-        tables = connection.execute(
-            text("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()")
-        ).scalar_one()
-        if tables:
-            return False
-        script = postgres_script(connection)
-        # one query of many statements: one round trip, one implicit transaction
-        connection.exec_driver_sql(script)
+    """Put the migrated schema into the schema of ``url`` when it has no tables yet: a
+    kept one renamed into its place (:func:`release`), else the recorded migrations
+    run in it; False when it has tables."""
+    schema = schema_of(url)
+    if schema is None:  # a URL of no :func:`new_schema`: its session's own schema
+        with autocommit(url) as connection:
+            current = connection.execute(text("SELECT current_schema()")).scalar_one()
+            if _tables(connection, current):
+                return False
+            connection.exec_driver_sql(postgres_script(connection))
+        return True
+    with _admin() as admin:
+        with admin.begin():
+            if _tables(admin, schema):
+                return False
+        while _kept:
+            kept = _kept.pop()
+            try:  # the test's empty schema gives way (RESTRICT: only if it holds nothing)
+                with admin.begin():
+                    admin.execute(text(f'DROP SCHEMA "{schema}" RESTRICT'))
+                    admin.execute(text(f'ALTER SCHEMA "{kept}" RENAME TO "{schema}"'))
+                return True
+            except DBAPIError:
+                with admin.begin():
+                    _drop(admin, kept)
+        with admin.begin():
+            script = postgres_script(admin)
+            # one query of many statements: one round trip
+            admin.exec_driver_sql(f'SET LOCAL search_path TO "{schema}"; {script}')
+        if schema_key() not in _heads:  # read as release() reads it, the search path reset
+            with admin.begin():
+                _heads[schema_key()] = _fingerprint(admin, schema)
     return True
+
+
+def _tables(connection: Connection, schema: str) -> int:
+    query = text("SELECT count(*) FROM pg_tables WHERE schemaname = :schema")
+    return int(connection.execute(query, {"schema": schema}).scalar_one())
+
+
+# PostgreSQL schemas kept for the next test ------------------------------------
+
+#: Migrated schemas of this process, their rows deleted, each under a name of its own
+_kept: list[str] = []
+#: What a schema just migrated holds besides rows (:func:`_fingerprint`), by schema_key
+_heads: dict[str, str] = {}
+_engines: list[Engine] = []
+
+
+def new_schema() -> tuple[str, str]:
+    """A new, empty schema of the tests' PostgreSQL server: its name, and a URL whose
+    sessions work in it (commits do not wait for the server's disk: the test's data
+    need not outlive a crash of the server, and is visible to every session at once
+    all the same)."""
+    schema = f"t_{uuid.uuid4().hex}"
+    with _admin() as admin, admin.begin():
+        admin.execute(text(f'CREATE SCHEMA "{schema}"'))
+    options = f"-csearch_path={schema} -csynchronous_commit=off"
+    url = make_url(POSTGRES_URL).update_query_dict({"options": options})
+    return schema, url.render_as_string(hide_password=False)
+
+
+def schema_of(url: URL) -> str | None:
+    """The schema of a URL :func:`new_schema` made, from its ``search_path`` option."""
+    for option in str(url.query.get("options", "")).split():
+        if option.startswith("-csearch_path="):
+            return option.removeprefix("-csearch_path=")
+    return None
+
+
+def release(schema: str) -> None:
+    """The test of ``schema`` has ended: keep the schema for the next test when it is
+    as :func:`migrated` left it but for its rows, which are deleted; else drop it.
+
+    Creating a migrated schema cost the server 0.17 s of CPU per test (the catalogs of
+    22 new tables, 26 indexes and 19 sequences, and a new session to read them),
+    deleting the rows of one already known to this process's session a millisecond. A
+    kept schema's name is its own: the sessions of the test that used it, should one
+    outlive it, no longer find it, and it is given to the next test under that test's
+    name."""
+    with _admin() as admin:
+        with admin.begin():
+            head = _heads.get(schema_key())
+            same = head is not None and _fingerprint(admin, schema) == head
+            tables = admin.execute(_RELATIONS, {"schema": schema, "kind": "r"}).scalars().all()
+            sequences = admin.execute(_RELATIONS, {"schema": schema, "kind": "S"}).scalars().all()
+        if not same:
+            with admin.begin():
+                _drop(admin, schema)
+            return
+        kept = f"t_kept_{uuid.uuid4().hex}"
+        cleared = [f'"{schema}"."{t}"' for t in tables if t != "alembic_version"]
+        try:
+            with admin.begin():
+                # a transaction of a session the test left running ends first (or the
+                # schema is dropped): no row of it can land in the kept schema after
+                admin.exec_driver_sql("SET LOCAL lock_timeout = '2s'")
+                admin.exec_driver_sql(f"LOCK TABLE {', '.join(cleared)} IN ACCESS EXCLUSIVE MODE")
+                # the rows go in any order: the foreign keys' triggers are not fired
+                admin.exec_driver_sql("SET LOCAL session_replication_role = replica")
+                for table in cleared:
+                    admin.exec_driver_sql(f"DELETE FROM {table}")
+                for sequence in sequences:
+                    admin.execute(
+                        text("SELECT setval(CAST(:name AS regclass), 1, false)"),
+                        {"name": f'"{schema}"."{sequence}"'},
+                    )
+                admin.execute(text(f'ALTER SCHEMA "{schema}" RENAME TO "{kept}"'))
+        except DBAPIError:
+            with admin.begin():
+                _drop(admin, schema)
+            return
+        _kept.append(kept)
+
+
+_RELATIONS = text(
+    "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+    " WHERE n.nspname = :schema AND c.relkind = :kind ORDER BY c.relname"
+)
+
+#: Everything of a schema but its rows and its sequences' values: its tables, indexes,
+#: sequences and views with their columns, types, defaults, constraints, triggers and
+#: rights, its owner, and the revision Alembic wrote
+_SHAPE = text(
+    """
+    SELECT c.relname || ' ' || c.relkind::text || ' ' || pg_get_userbyid(c.relowner)
+           || ' ' || coalesce(c.relacl::text, '') || ' ' || coalesce(string_agg(
+             a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' '
+             || a.attnotnull::text || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), ''),
+             ', ' ORDER BY a.attnum), '')
+      FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+      LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+     WHERE n.nspname = :schema
+     GROUP BY c.oid
+    UNION ALL
+    SELECT co.conname || ' ' || pg_get_constraintdef(co.oid)
+      FROM pg_constraint co JOIN pg_namespace n ON n.oid = co.connamespace
+     WHERE n.nspname = :schema
+    UNION ALL
+    SELECT t.tgname || ' ' || t.tgenabled::text || ' ' || pg_get_triggerdef(t.oid)
+      FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = :schema AND NOT t.tgisinternal
+    UNION ALL
+    SELECT 'owner ' || pg_get_userbyid(n.nspowner) || ' ' || coalesce(n.nspacl::text, '')
+      FROM pg_namespace n WHERE n.nspname = :schema
+    """
+)
+
+
+def _fingerprint(admin: Connection, schema: str) -> str:
+    """A digest of :data:`_SHAPE` of ``schema``, its own name left out, and of the
+    revision in its ``alembic_version``."""
+    shape = sorted(admin.execute(_SHAPE, {"schema": schema}).scalars())
+    digest = hashlib.sha256()
+    for line in shape:
+        digest.update(line.replace(schema, "<schema>").encode() + b"\n")
+    if any(line.startswith("alembic_version r ") for line in shape):
+        revisions = admin.execute(text(f'SELECT version_num FROM "{schema}".alembic_version'))
+        digest.update(repr(sorted(revisions.scalars())).encode())
+    return digest.hexdigest()
+
+
+def _drop(admin: Connection, schema: str) -> None:
+    admin.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+
+
+@contextlib.contextmanager
+def _admin() -> Iterator[Connection]:
+    """This process's own session with the tests' server, kept open: its catalog caches
+    stay warm. Its users begin and end their transactions."""
+    if not _engines:
+        _engines.append(create_engine(POSTGRES_URL, pool_size=1))
+    with _engines[0].connect() as connection:
+        yield connection
+
+
+def drop_kept() -> None:
+    """At the end of a run: drop the schemas this process kept (a worker that dies
+    leaves them, as it leaves the schema of the test it was running)."""
+    if not _engines:
+        return
+    try:
+        with _admin() as admin, admin.begin():
+            for kept in _kept:
+                _drop(admin, kept)
+    except DBAPIError:
+        pass  # the server is gone: the schemas with it, or a later run's to clean
+    finally:
+        _kept.clear()
+        _engines[0].dispose()
