@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from migrated import migrated
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
@@ -110,6 +111,7 @@ def test_tournament_import_then_again(
     config = str(write_config(tmp_path, db_url))
     start_list = tmp_path / "start.yaml"
     start_list.write_text(START_LIST, encoding="utf-8")
+    migrated(db_url)  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
 
     status, out = run("-c", config, "tournament", "import", str(start_list))
@@ -217,6 +219,7 @@ def test_config_from_environment_then_current_folder(
 
 def test_bad_start_list_names_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = str(write_config(tmp_path, f"sqlite:///{tmp_path / 'm.db'}"))
+    migrated(f"sqlite:///{tmp_path / 'm.db'}")  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
     start_list = tmp_path / "start.yaml"
     start_list.write_text(START_LIST.replace("popov@example.org", "popov@"), encoding="utf-8")
@@ -251,6 +254,7 @@ def test_other_failures_exit_1_and_are_logged(
     db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config = str(write_config(tmp_path, db_url))
+    migrated(db_url)  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
 
     def broken(*args: object) -> str:
@@ -314,6 +318,7 @@ def test_an_address_that_cannot_be_a_players_is_refused_at_import(
     store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: str, message: str
 ) -> None:
     config = str(write_config(tmp_path, store_url))
+    migrated(store_url)  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
     start_list = tmp_path / "start.yaml"
     start_list.write_text(START_LIST.replace("petrov@example.org", change), encoding="utf-8")
@@ -326,6 +331,7 @@ def test_an_address_that_cannot_be_a_players_is_refused_at_import(
 @pytest.mark.slow
 def test_a_club_may_allow_special_use_domains(store_url: str, tmp_path: Path) -> None:
     config = str(write_config(tmp_path, store_url, policy={"special_use_domains": True}))
+    migrated(store_url)  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
     start_list = tmp_path / "start.yaml"
     text = START_LIST.replace("example.org", "club.local").replace("federation.example", "lan.test")
@@ -355,6 +361,7 @@ def test_an_unreachable_server_is_one_line_on_stderr(
     imap = {"host": "127.0.0.1", "port": 9, "security": "none", "username": "bot",
             "password": "x", "folder": "INBOX", "done_folder": "Processed"}  # fmt: skip
     config = str(write_config(tmp_path, sqlite, imap=imap))
+    migrated(sqlite)  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
     capsys.readouterr()
     assert run("-c", config, "poll", "--once")[0] == 1
@@ -382,6 +389,7 @@ def test_a_server_that_turns_the_bot_away_is_not_taken_for_a_refused_login(
     imap = {"host": "127.0.0.1", "port": port, "security": "none", "username": "bot",
             "password": "x", "folder": "INBOX", "done_folder": "Processed"}  # fmt: skip
     config = str(write_config(tmp_path, sqlite, imap=imap))
+    migrated(sqlite)  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
     capsys.readouterr()
     assert run("-c", config, "poll", "--once")[0] == 1

@@ -15,6 +15,7 @@ from fuzzing import budget
 from harness import mailbot
 from hypothesis import given
 from hypothesis import strategies as st
+from migrated import migrated
 
 CONFIG = """\
 database: sqlite:///{database}
@@ -95,6 +96,7 @@ def config(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("inputs")
     path = folder / "config.yaml"
     path.write_text(CONFIG.format(database=folder / "mailbot.db"), encoding="utf-8")
+    migrated(f"sqlite:///{folder / 'mailbot.db'}")  # init finds the schema made
     assert run("-c", str(path), "init")[0] == 0
     return path
 
