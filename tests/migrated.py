@@ -189,7 +189,7 @@ def _fill_postgres_schema(url: URL) -> bool:
     kept one renamed into its place (:func:`release`), else the recorded migrations
     run in it; False when it has tables."""
     schema = schema_of(url)
-    if schema is None:  # a URL of no :func:`new_schema`: its session's own schema
+    if schema not in _made:  # a URL of no :func:`new_schema`: its own user and schema
         with autocommit(url) as connection:
             current = connection.execute(text("SELECT current_schema()")).scalar_one()
             if _tables(connection, current):
@@ -231,6 +231,8 @@ def _tables(connection: Connection, schema: str) -> int:
 _kept: list[str] = []
 #: What a schema just migrated holds besides rows (:func:`_fingerprint`), by schema_key
 _heads: dict[str, str] = {}
+#: The schemas :func:`new_schema` made (the server's superuser owns them) and not released
+_made: set[str] = set()
 _engines: list[Engine] = []
 
 
@@ -242,6 +244,7 @@ def new_schema() -> tuple[str, str]:
     schema = f"t_{uuid.uuid4().hex}"
     with _admin() as admin, admin.begin():
         admin.execute(text(f'CREATE SCHEMA "{schema}"'))
+    _made.add(schema)
     options = f"-csearch_path={schema} -csynchronous_commit=off"
     url = make_url(POSTGRES_URL).update_query_dict({"options": options})
     return schema, url.render_as_string(hide_password=False)
@@ -265,6 +268,7 @@ def release(schema: str) -> None:
     kept schema's name is its own: the sessions of the test that used it, should one
     outlive it, no longer find it, and it is given to the next test under that test's
     name."""
+    _made.discard(schema)
     with _admin() as admin:
         with admin.begin():
             head = _heads.get(schema_key())
