@@ -21,6 +21,7 @@ keeps doing so with ``mailbot.store.schema.upgrade``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import importlib.metadata
@@ -214,23 +215,44 @@ def _fill_postgres_schema(url: URL) -> bool:
             script = postgres_script(admin)
             # one query of many statements: one round trip
             admin.exec_driver_sql(f'SET LOCAL search_path TO "{schema}"; {script}')
-        if schema_key() not in _heads:  # read as release() reads it, the search path reset
-            with admin.begin():
-                _heads[schema_key()] = _fingerprint(admin, schema)
+        with admin.begin():
+            oid = _oid(admin, schema)
+            tables = admin.execute(_RELATIONS, {"oid": oid, "kind": "r"}).scalars().all()
+            sequences = admin.execute(_RELATIONS, {"oid": oid, "kind": "S"}).scalars().all()
+            _shapes[oid] = _Shape(
+                _digest(admin, oid), _revision(admin, schema), tuple(tables), tuple(sequences)
+            )
     return True
 
 
-def _tables(connection: Connection, schema: str) -> int:
-    query = text("SELECT count(*) FROM pg_tables WHERE schemaname = :schema")
-    return int(connection.execute(query, {"schema": schema}).scalar_one())
+def _tables(connection: Connection, schema: str) -> bool:
+    query = text(
+        "SELECT EXISTS (SELECT FROM pg_class"
+        " WHERE relnamespace = to_regnamespace(:schema) AND relkind = 'r')"
+    )
+    return bool(connection.execute(query, {"schema": f'"{schema}"'}).scalar_one())
 
 
 # PostgreSQL schemas kept for the next test ------------------------------------
 
 #: Migrated schemas of this process, their rows deleted, each under a name of its own
 _kept: list[str] = []
-#: What a schema just migrated holds besides rows (:func:`_fingerprint`), by schema_key
-_heads: dict[str, str] = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Shape:
+    """A schema as the migrations made it, but for its rows: the digest of its
+    catalogs (:data:`_DIGEST`), Alembic's revision, its tables and sequences."""
+
+    digest: str
+    revision: tuple[str, ...]
+    tables: tuple[str, ...]
+    sequences: tuple[str, ...]
+
+
+#: The shape of each schema this process migrated, by the schema's OID (which a
+#: rename keeps, as it keeps the OIDs of the schema's tables)
+_shapes: dict[int, _Shape] = {}
 #: The schemas :func:`new_schema` made (the server's superuser owns them) and not released
 _made: set[str] = set()
 _engines: list[Engine] = []
@@ -271,16 +293,19 @@ def release(schema: str) -> None:
     _made.discard(schema)
     with _admin() as admin:
         with admin.begin():
-            head = _heads.get(schema_key())
-            same = head is not None and _fingerprint(admin, schema) == head
-            tables = admin.execute(_RELATIONS, {"schema": schema, "kind": "r"}).scalars().all()
-            sequences = admin.execute(_RELATIONS, {"schema": schema, "kind": "S"}).scalars().all()
-        if not same:
+            oid = _oid(admin, schema)
+            known = _shapes.pop(oid, None) if oid is not None else None
+            same = (
+                known is not None
+                and _digest(admin, oid) == known.digest
+                and _revision(admin, schema) == known.revision
+            )
+        if known is None or not same:
             with admin.begin():
                 _drop(admin, schema)
             return
         kept = f"t_kept_{uuid.uuid4().hex}"
-        cleared = [f'"{schema}"."{t}"' for t in tables if t != "alembic_version"]
+        cleared = [f'"{schema}"."{t}"' for t in known.tables if t != "alembic_version"]
         try:
             with admin.begin():
                 # a transaction of a session the test left running ends first (or the
@@ -291,7 +316,7 @@ def release(schema: str) -> None:
                 admin.exec_driver_sql("SET LOCAL session_replication_role = replica")
                 for table in cleared:
                     admin.exec_driver_sql(f"DELETE FROM {table}")
-                for sequence in sequences:
+                for sequence in known.sequences:
                     admin.execute(
                         text("SELECT setval(CAST(:name AS regclass), 1, false)"),
                         {"name": f'"{schema}"."{sequence}"'},
@@ -301,57 +326,62 @@ def release(schema: str) -> None:
             with admin.begin():
                 _drop(admin, schema)
             return
+        _shapes[oid] = known
         _kept.append(kept)
 
 
+def _oid(admin: Connection, schema: str) -> int | None:
+    query = text("SELECT CAST(to_regnamespace(:schema) AS oid)")
+    oid = admin.execute(query, {"schema": f'"{schema}"'}).scalar_one()
+    return None if oid is None else int(oid)
+
+
 _RELATIONS = text(
-    "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-    " WHERE n.nspname = :schema AND c.relkind = :kind ORDER BY c.relname"
+    "SELECT relname FROM pg_class WHERE relnamespace = :oid AND relkind = :kind ORDER BY relname"
 )
 
-#: Everything of a schema but its rows and its sequences' values: its tables, indexes,
-#: sequences and views with their columns, types, defaults, constraints, triggers and
-#: rights, its owner, and the revision Alembic wrote
-_SHAPE = text(
+#: Everything of a schema but its rows and its sequences' values, read from the
+#: catalogs as they are (OIDs and all: it is compared with itself only): its tables,
+#: indexes, sequences and views with their columns, types, defaults, constraints,
+#: triggers, owners and rights
+_DIGEST = text(
     """
-    SELECT c.relname || ' ' || c.relkind::text || ' ' || pg_get_userbyid(c.relowner)
-           || ' ' || coalesce(c.relacl::text, '') || ' ' || coalesce(string_agg(
-             a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' '
-             || a.attnotnull::text || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), ''),
-             ', ' ORDER BY a.attnum), '')
-      FROM pg_class c
-      JOIN pg_namespace n ON n.oid = c.relnamespace
-      LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-      LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
-     WHERE n.nspname = :schema
-     GROUP BY c.oid
-    UNION ALL
-    SELECT co.conname || ' ' || pg_get_constraintdef(co.oid)
-      FROM pg_constraint co JOIN pg_namespace n ON n.oid = co.connamespace
-     WHERE n.nspname = :schema
-    UNION ALL
-    SELECT t.tgname || ' ' || t.tgenabled::text || ' ' || pg_get_triggerdef(t.oid)
-      FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-      JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE n.nspname = :schema AND NOT t.tgisinternal
-    UNION ALL
-    SELECT 'owner ' || pg_get_userbyid(n.nspowner) || ' ' || coalesce(n.nspacl::text, '')
-      FROM pg_namespace n WHERE n.nspname = :schema
+    SELECT md5(string_agg(line, ',' ORDER BY line)) FROM (
+      SELECT concat_ws(' ', c.oid, c.relname, c.relkind, c.relnatts, c.relchecks,
+                       c.relhasindex, c.relhastriggers, c.relhasrules, c.relowner, c.relacl)
+        FROM pg_class c WHERE c.relnamespace = :oid
+      UNION ALL
+      SELECT concat_ws(' ', a.attrelid, a.attnum, a.attname, a.atttypid, a.atttypmod,
+                       a.attnotnull, a.atthasdef, a.attisdropped)
+        FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+       WHERE c.relnamespace = :oid AND a.attnum > 0
+      UNION ALL
+      SELECT concat_ws(' ', d.adrelid, d.adnum, d.adbin)
+        FROM pg_attrdef d JOIN pg_class c ON c.oid = d.adrelid WHERE c.relnamespace = :oid
+      UNION ALL
+      SELECT concat_ws(' ', o.oid, o.conname, o.contype, o.conrelid, o.confrelid, o.conkey,
+                       o.confkey, o.condeferrable, o.convalidated, o.conbin)
+        FROM pg_constraint o WHERE o.connamespace = :oid
+      UNION ALL
+      SELECT concat_ws(' ', t.oid, t.tgname, t.tgenabled)
+        FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE c.relnamespace = :oid
+      UNION ALL
+      SELECT concat_ws(' ', n.oid, n.nspowner, n.nspacl) FROM pg_namespace n WHERE n.oid = :oid
+    ) AS catalogs(line)
     """
 )
 
 
-def _fingerprint(admin: Connection, schema: str) -> str:
-    """A digest of :data:`_SHAPE` of ``schema``, its own name left out, and of the
-    revision in its ``alembic_version``."""
-    shape = sorted(admin.execute(_SHAPE, {"schema": schema}).scalars())
-    digest = hashlib.sha256()
-    for line in shape:
-        digest.update(line.replace(schema, "<schema>").encode() + b"\n")
-    if any(line.startswith("alembic_version r ") for line in shape):
-        revisions = admin.execute(text(f'SELECT version_num FROM "{schema}".alembic_version'))
-        digest.update(repr(sorted(revisions.scalars())).encode())
-    return digest.hexdigest()
+def _digest(admin: Connection, oid: int) -> str:
+    return str(admin.execute(_DIGEST, {"oid": oid}).scalar_one())
+
+
+def _revision(admin: Connection, schema: str) -> tuple[str, ...]:
+    """The revisions in the schema's ``alembic_version`` (none if it has no such table)."""
+    if admin.execute(text("SELECT to_regclass(:t)"), {"t": f'"{schema}".alembic_version'}).scalar():
+        rows = admin.execute(text(f'SELECT version_num FROM "{schema}".alembic_version'))
+        return tuple(sorted(rows.scalars()))
+    return ()
 
 
 def _drop(admin: Connection, schema: str) -> None:
