@@ -287,9 +287,9 @@ def release(schema: str) -> None:
     Creating a migrated schema and dropping it cost the server 0.17 s of CPU per test
     (the catalogs of 22 new tables, 26 indexes and 19 sequences, and a new session to
     read them); checking one that this process's session knows already, deleting its
-    rows and handing it on, 10 ms. A kept schema's name is its own: the sessions of the test that used it, should one
-    outlive it, no longer find it, and it is given to the next test under that test's
-    name."""
+    rows and handing it on, 10 ms. A kept schema's name is its own: the sessions of
+    the test that used it, should one outlive it, no longer find it, and it is given
+    to the next test under that test's name."""
     _made.discard(schema)
     with _admin() as admin:
         with admin.begin():
