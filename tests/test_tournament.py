@@ -144,7 +144,8 @@ def test_a_double_round_robin_from_csv_sends_each_player_one_start_mail(
     engine = make_engine(store_url)
     try:
         with session_factory(engine)() as session:
-            pairs = [(g.white.key, g.black.key) for g in session.scalars(select(Game)).all()]
+            games = session.scalars(select(Game).order_by(Game.id)).all()
+            pairs = [(g.white.key, g.black.key) for g in games]
             rated = session.scalars(select(Player).where(Player.key == "p3")).one()
             assert (rated.country, rated.rating, rated.gender) == ("BGR", 2003, "f")
     finally:
