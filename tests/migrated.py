@@ -10,9 +10,10 @@ Concurrent test processes (pytest-xdist workers, other runs) make it once, under
 lock, in a folder of the user's in the temp dir.
 
 :func:`migrated` puts the template into an empty database (an SQLite file not yet
-written, a PostgreSQL schema with no tables yet) and runs the real upgrade on any
-other: a test that migrates on purpose (from an older revision, twice, down and up)
-keeps doing so with ``mailbot.store.schema.upgrade``.
+written, a PostgreSQL schema with no tables yet; there, a schema an earlier test of the
+process left as migrated, its rows deleted, when one is kept: :func:`release`) and
+runs the real upgrade on any other: a test that migrates on purpose (from an older
+revision, twice, down and up) keeps doing so with ``mailbot.store.schema.upgrade``.
 
 >>> len(schema_key())
 16
@@ -201,16 +202,15 @@ def _fill_postgres_schema(url: URL) -> bool:
         with admin.begin():
             if _tables(admin, schema):
                 return False
-        while _kept:
+        if _kept:
             kept = _kept.pop()
             try:  # the test's empty schema gives way (RESTRICT: only if it holds nothing)
                 with admin.begin():
                     admin.execute(text(f'DROP SCHEMA "{schema}" RESTRICT'))
                     admin.execute(text(f'ALTER SCHEMA "{kept}" RENAME TO "{schema}"'))
                 return True
-            except DBAPIError:
-                with admin.begin():
-                    _drop(admin, kept)
+            except DBAPIError:  # the test's schema holds something: migrated where it is
+                _kept.append(kept)
         with admin.begin():
             script = postgres_script(admin)
             # one query of many statements: one round trip
@@ -385,6 +385,10 @@ def _revision(admin: Connection, schema: str) -> tuple[str, ...]:
 
 
 def _drop(admin: Connection, schema: str) -> None:
+    """Drop ``schema``, and forget its shape."""
+    oid = _oid(admin, schema)
+    if oid is not None:
+        _shapes.pop(oid, None)
     admin.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
 
 

@@ -218,8 +218,9 @@ def test_config_from_environment_then_current_folder(
 
 
 def test_bad_start_list_names_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = str(write_config(tmp_path, f"sqlite:///{tmp_path / 'm.db'}"))
-    migrated(f"sqlite:///{tmp_path / 'm.db'}")  # init finds the schema made: a copy of the template
+    database = f"sqlite:///{tmp_path / 'm.db'}"
+    config = str(write_config(tmp_path, database))
+    migrated(database)  # init finds the schema made: a copy of the template
     assert run("-c", config, "init")[0] == 0
     start_list = tmp_path / "start.yaml"
     start_list.write_text(START_LIST.replace("popov@example.org", "popov@"), encoding="utf-8")
