@@ -22,6 +22,7 @@ import dataclasses
 import email
 import email.message
 import email.policy
+import functools
 import grp
 import itertools
 import os
@@ -432,11 +433,22 @@ def private_cyrus() -> Iterator[Cyrus]:
 
 @dataclasses.dataclass(frozen=True)
 class Received:
-    """One message the SMTP listener accepted."""
+    """One message the SMTP listener accepted: its envelope, and its bytes as they came.
+
+    The message is parsed when a test first reads it, not as it arrives: a backlog's
+    thousands of answers are counted by their envelopes, and parsing each one on the
+    listener's thread cost the suite more than any test read of them."""
 
     envelope_from: str
     recipients: tuple[str, ...]
-    message: email.message.EmailMessage
+    raw: bytes
+
+    @functools.cached_property
+    def message(self) -> email.message.EmailMessage:
+        """The message, parsed as a mail client reads it (``email.policy.default``)."""
+        parsed = email.message_from_bytes(self.raw, policy=email.policy.default)
+        assert isinstance(parsed, email.message.EmailMessage)
+        return parsed
 
 
 class SmtpSink:
@@ -460,11 +472,10 @@ class SmtpSink:
                 self.refuse_next -= 1
                 return "451 4.3.0 try again later"
         raw = envelope.original_content or envelope.content  # type: ignore[attr-defined]
-        msg = email.message_from_bytes(raw, policy=email.policy.default)
         item = Received(
             envelope.mail_from,  # type: ignore[attr-defined]
             tuple(envelope.rcpt_tos),  # type: ignore[attr-defined]
-            msg,  # type: ignore[arg-type]
+            bytes(raw),
         )
         with self._arrived:
             self.messages.append(item)
