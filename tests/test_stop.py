@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import datetime
+import signal
 import time
 from pathlib import Path
 
@@ -30,11 +31,11 @@ from faults import (  # noqa: F401 (fixtures)
     write_daemon_config,
 )
 from harness import Federation
-from mailservers import ImapAccount
-from sqlalchemy import select
+from mailservers import ImapAccount, SmtpSink
+from sqlalchemy import select, text
 
 from mailbot.shell.daemon import FORCE_STOP_AFTER
-from mailbot.store.models import Outbox
+from mailbot.store.models import Heartbeat, Outbox
 
 #: every test here takes more than a second (pyproject.toml: markers)
 pytestmark = pytest.mark.slow
@@ -187,3 +188,64 @@ def test_a_server_that_holds_its_answer_past_the_grace_period_ends_the_daemon_as
         f"a 250 held {hold:.1f} s: SIGTERM ended the daemon after {stopped.seconds:.2f} s; "
         f"copies taken by Message-ID: {sorted(copies.values())}"
     )
+
+
+def _waiting_for_a_lock(fed: Federation) -> bool:
+    """Whether another session of the database waits for a lock (PostgreSQL)."""
+    with fed.engine.connect() as connection:
+        waiting = connection.scalar(
+            text(
+                "select count(*) from pg_stat_activity"
+                " where wait_event_type = 'Lock' and pid <> pg_backend_pid()"
+            )
+        )
+    return bool(waiting)
+
+
+def test_a_stop_while_the_daemon_writes_its_heartbeat_waits_for_the_write(
+    postgres_url: str,
+    imap_account: ImapAccount,
+    smtp_sink: SmtpSink,
+    daemons: Daemons,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """After each pass the daemon writes its heartbeat (what ``mailbot health`` reads).
+    The heartbeat's row is locked by another session, so the write waits; SIGTERM comes
+    then, and the lock is let go half a second later: the daemon finishes the write and
+    ends with 0, with no error of the database's library in its log (a stop that cut
+    the statement short left the connection mid-query, and the pool logged the failed
+    reset as an error with its traceback). The heartbeat of that last pass is written, so
+    ``mailbot health`` shows it."""
+    fed = Federation(postgres_url, imap_account, smtp_sink, _duel(), tmp_path)
+    try:
+        config = write_daemon_config(tmp_path / "daemon.yaml", fed.mapping)
+        daemon = daemons.start(config)
+        within(daemon, lambda: _beat(fed) is not None, 30, "the first heartbeat")
+        first = _beat(fed)
+        with fed.engine.connect() as holder:
+            holder.execute(select(Heartbeat).with_for_update())  # every row, until commit
+            fed.write(WHITE, "1. e2-e4", datetime.datetime.now(UTC), subject="[STP-1/1] move")
+            within(daemon, lambda: _waiting_for_a_lock(fed), 30, "the heartbeat waiting")
+            daemon.proc.send_signal(signal.SIGTERM)
+            time.sleep(0.5)
+            holder.commit()
+        code = daemon.proc.wait(FORCE_STOP_AFTER + 5)
+        output = daemon.output()
+        rows = _outbox(fed)
+        last = _beat(fed)
+    finally:
+        fed.close()
+    assert code == 0, output
+    assert "stopping at once" not in output, output  # the write ended within the grace
+    assert "Traceback" not in output and " ERROR " not in output, output
+    # the move's pass was committed before the heartbeat: its mail waits for the next start
+    assert rows and {status for _, status in rows} <= {"pending", "sent"}, rows
+    assert first is not None and last is not None and last[0] > first[0], (first, last)
+    assert last[1] == "handled=1", last
+
+
+def _beat(fed: Federation) -> tuple[datetime.datetime, str | None] | None:
+    """When the daemon's last pass ended, and what it did (its heartbeat), or None."""
+    with fed.sessions() as session:
+        row = session.get(Heartbeat, "poll")
+        return None if row is None else (row.at, row.detail)

@@ -292,7 +292,7 @@ class Daemon:
         """Tell the directors once, if SMTP works (its own token may be refused too)."""
         if not self.postman.available():
             return
-        with self.sessions() as session, session.begin():
+        with self._hold(), self.sessions() as session, session.begin():
             queued = tell_token_refused(session, self.config.smtp.sender, problem, wall_clock())
         if queued:
             log.info("the directors are told that the IMAP login is refused (%d)", len(queued))
@@ -336,9 +336,9 @@ class Daemon:
             started = time.monotonic()
             with self._hold():
                 self.sweep(wall_clock())
-            if self.metrics is not None:
-                self.metrics.process.sweep_seconds.observe(time.monotonic() - started)
-            beat(self.sessions, SWEEP)
+                if self.metrics is not None:
+                    self.metrics.process.sweep_seconds.observe(time.monotonic() - started)
+                beat(self.sessions, SWEEP)
             return True
         except Exception as exc:
             self.sweep_due.set()  # try again after the next wait
@@ -383,7 +383,8 @@ class Daemon:
             self.metrics.process.backlog.set(sum(counts.values()))
         if counts:
             log.info("read %s", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
-        beat(self.sessions, POLL, ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+        with self._hold():
+            beat(self.sessions, POLL, ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
         self._up()
         self.service.alive()
         swept = self._maybe_sweep()
@@ -415,9 +416,10 @@ class Daemon:
             return
         self._published = True
         try:
-            written = publish_all(
-                self.sessions, Path(self.config.site_folder), wall_clock(), self._pages
-            )
+            with self._hold():
+                written = publish_all(
+                    self.sessions, Path(self.config.site_folder), wall_clock(), self._pages
+                )
         except Exception as exc:
             fault = diagnose(self.sessions, exc)
             if fault is not None:
@@ -499,7 +501,8 @@ class Daemon:
         imap = self.config.imap
         while not self.stopping.is_set():
             watched: Path | None = None
-            unmade = self._unmade()
+            with self._hold():
+                unmade = self._unmade()
             if unmade is not None:
                 # waits for `mailbot init` without a restart: one line, looked at again soon
                 self._down(unmade, SCHEMA_RECHECK, backoff=False)
