@@ -39,6 +39,7 @@ from sqlalchemy.engine import Engine
 
 from mailbot.rules.notation import Notation, write_move
 from mailbot.rules.pgn import surname_first
+from mailbot.shell.passes import BATCH
 from mailbot.store.engine import make_engine
 from mailbot.store.models import InboundMessage, Move, Outbox
 
@@ -54,6 +55,10 @@ PLAYERS = 10
 KILLS = 10
 #: Work held back for each kill still to come (more than ``outbox.MARKS``).
 RESERVE = 30
+#: Work held back for the last kill: two of the desk's batches. A batch's commit moves
+#: the count by up to ``passes.BATCH`` at once, and a pass started with only replies
+#: left sends them to the loopback listener within the few milliseconds before the kill.
+FINAL = 2 * BATCH
 SEED = 20260302
 FIRST = datetime.datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 NOW = "2026-03-02T14:00:00+00:00"
@@ -470,9 +475,9 @@ def test_backlog_survives_ten_kills(
             left = KILLS - len(kills)
             step = rng.randint(1, max(1, 2 * (work - done) // (left + 1)))
             # keep more than one commit's worth of work (the outbox marks 25 replies
-            # sent at a time) for each kill still to come, so that the last lands
-            # before the pass can finish
-            target = min(done + step, work - RESERVE * left)
+            # sent at a time) for each kill still to come, and more for the last, so
+            # that the last lands before the pass can finish
+            target = min(done + step, work - FINAL - RESERVE * (left - 1))
             proc = _bot(fed.config_path)
             while proc.poll() is None and _progress(engine) < target:
                 time.sleep(0.005)
