@@ -47,7 +47,6 @@ from fuzzing import (  # noqa: F401 (hooks)
 from fuzzing import pytest_runtest_logreport as fuzz_logreport
 from mailservers import dovecot_server, imap_account, postfix_relay, smtp_sink  # noqa: F401 (fixtures)
 from migrated import POSTGRES_URL, drop_kept, new_schema, release
-from processes import fork_server
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
@@ -91,10 +90,7 @@ RAM_DISK_ROOM = 2 << 30
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The fork server of the bot's processes is named before anything can start it
-    (:func:`processes.fork_server`).
-
-    Temporary files (each test's SQLite file and folder, the servers' mail, Dovecot's
+    """Temporary files (each test's SQLite file and folder, the servers' mail, Dovecot's
     and Cyrus's folders) go to a RAM disk when the machine has one with room (a
     container's is often 64 MB) and ``TMPDIR`` names no other place: SQLite and Dovecot
     wait for the disk at every commit and every message saved, and on a busy disk that
@@ -108,7 +104,6 @@ def pytest_configure(config: pytest.Config) -> None:
     ):
         os.environ["TMPDIR"] = str(ram)  # for the servers and the bot's processes too
         tempfile.tempdir = None  # gettempdir() looks again
-    fork_server()
 
 
 @pytest.fixture

@@ -33,16 +33,10 @@ PROGRAM = "import sys\nfrom mailbot.__main__ import run\nsys.exit(run())\n"
 _context: list[ForkServerContext] = []
 
 
-def fork_server() -> ForkServerContext:
+def _forkserver() -> ForkServerContext:
     """The forkserver context, its server started (on first use) with the bot imported,
     and stopped and waited for when this process exits: the CPU time of the processes
-    it forked is then counted as this process's children's, as a subprocess's is.
-
-    Every test worker names the preload at its start (conftest's ``pytest_configure``),
-    before anything starts the server: a pass with threads, as a test worker's is, forks
-    its courier from the same server (``mailbot.shell.courier.start_method``), and a
-    server that a courier started first would have loaded only the courier's modules,
-    leaving every bot process of the tests to import the rest again."""
+    it forked is then counted as this process's children's, as a subprocess's is."""
     if not _context:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload([*preloaded(), "processes"])
@@ -161,7 +155,7 @@ def start(
     as it is now."""
     argv = ["mailbot" if code == PROGRAM else "-c", *args]
     environment = {**os.environ, **(env or {})}
-    process = fork_server().Process(
+    process = _forkserver().Process(
         target=_child,
         args=(code, argv, str(output), str(error) if error else None,
               str(cwd or Path.cwd()), environment),

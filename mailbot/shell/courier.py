@@ -19,20 +19,13 @@ True
 
 A pass that runs alone in its process (``poll --once``: no thread beside the
 main one) forks the courier, which then has every module it needs loaded
-already. A pass with threads (the daemon's) must not fork itself, since a fork
-copies another thread's locks as they stand: its courier is forked by a fork
-server (:mod:`multiprocessing`'s ``forkserver``), a process of one thread that
-the first courier starts and the later ones reuse, with the courier's modules
-loaded once (:data:`PRELOAD`, which the daemon names when it starts), where a new
-interpreter would read them again for every backlog. Elsewhere than on Linux a
-courier is a new interpreter. Before a fork the pass closes its idle database
-connections, so the child shares no connection (SQLite's locks are kept per
-process, and a connection must not cross a fork):
+already; a pass with threads (the daemon's) spawns a new interpreter, since a
+fork copies another thread's locks as they stand. Before a fork the pass
+closes its idle database connections, so the child shares no connection
+(SQLite's locks are kept per process, and a connection must not cross a fork):
 
 >>> start_method(threads=1, platform="linux"), start_method(threads=3, platform="linux")
-('fork', 'forkserver')
->>> start_method(threads=1, platform="darwin")
-'spawn'
+('fork', 'spawn')
 
 If the pass dies, the courier sees its pipe close and stops after the
 message in hand; if the courier dies, the pass sends what it left. A stop
@@ -86,9 +79,6 @@ _STOPS = frozenset({signal.SIGINT, signal.SIGTERM})
 #: One delivery at a time in a process: the daemon's loop and its Xfcc listener both
 #: send, and on SQLite the outbox's row locks do not keep two senders apart.
 _SENDING = threading.Lock()
-#: The modules a fork server loads once for the couriers it forks (see
-#: :func:`multiprocessing.set_forkserver_preload`): this one, and what it imports.
-PRELOAD = (__name__,)
 
 
 def deliver(
@@ -171,14 +161,10 @@ def shareable(url: str | URL) -> bool:
     return not in_memory
 
 
-def start_method(
-    threads: int, platform: str = sys.platform
-) -> Literal["fork", "forkserver", "spawn"]:
-    """How a courier's process starts (:mod:`multiprocessing`), on Linux: ``fork`` from a
-    pass with no thread beside its main one, else ``forkserver``; ``spawn`` elsewhere."""
-    if not platform.startswith("linux"):
-        return "spawn"
-    return "fork" if threads == 1 else "forkserver"
+def start_method(threads: int, platform: str = sys.platform) -> Literal["fork", "spawn"]:
+    """How a courier's process starts (:mod:`multiprocessing`): ``fork`` from a pass
+    with no thread beside its main one, on Linux; else ``spawn``."""
+    return "fork" if threads == 1 and platform.startswith("linux") else "spawn"
 
 
 @dataclasses.dataclass
@@ -193,18 +179,11 @@ class Courier:
         """Start a courier on the pass's database: the child opens it anew, from the
         engine's URL with its password; a fork first closes the engine's idle connections."""
         url = engine.url.render_as_string(hide_password=False)
-        context: (
-            multiprocessing.context.ForkContext
-            | multiprocessing.context.ForkServerContext
-            | multiprocessing.context.SpawnContext
-        )
-        method = start_method(threads=threading.active_count())
-        forked = method == "fork"
+        context: multiprocessing.context.ForkContext | multiprocessing.context.SpawnContext
+        forked = start_method(threads=threading.active_count()) == "fork"
         if forked:
             engine.dispose()  # the child inherits no connection of the pass's
             context = multiprocessing.get_context("fork")
-        elif method == "forkserver":
-            context = multiprocessing.get_context("forkserver")
         else:
             context = multiprocessing.get_context("spawn")
         ours, theirs = context.Pipe()
@@ -219,9 +198,7 @@ class Courier:
         )
         # the child starts with Ctrl-C and SIGTERM held back until it has handlers of
         # its own: before, they would reach the pass's (a forked child's) or Python's
-        # (a KeyboardInterrupt's traceback on the terminal); the pass gets its own late.
-        # A fork server the first courier starts keeps them held back too, for the
-        # couriers it forks; it ends when the pass's process does.
+        # (a KeyboardInterrupt's traceback on the terminal); the pass gets its own late
         held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
         try:
             process.start()

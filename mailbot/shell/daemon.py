@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import datetime
 import logging
-import multiprocessing
 import os
 import signal
 import threading
@@ -47,7 +46,7 @@ from mailbot.desk.pipeline import Desk
 from mailbot.mail.inbox import Mailbox, MailboxError, OAuthRefused
 from mailbot.mail.oauth import TokenRevoked
 from mailbot.mail.postman import Postman
-from mailbot.shell.courier import GRACE, PRELOAD, deliver
+from mailbot.shell.courier import GRACE, deliver
 from mailbot.shell.delivery import Delivery
 from mailbot.shell.health import POLL, SWEEP, beat
 from mailbot.shell.metrics import Served, serve
@@ -454,9 +453,6 @@ class Daemon:
         return scheduler
 
     def run(self) -> int:
-        # the fork server that forks the couriers of a backlog (the daemon has threads,
-        # so it forks none itself) loads their modules once, when the first one starts
-        multiprocessing.set_forkserver_preload(list(PRELOAD))
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
             signal.signal(signum, self._on_signal)
         scheduler = self._scheduler()
