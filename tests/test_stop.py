@@ -190,14 +190,16 @@ def test_a_server_that_holds_its_answer_past_the_grace_period_ends_the_daemon_as
     )
 
 
-def _waiting_for_a_lock(fed: Federation) -> bool:
-    """Whether another session of the database waits for a lock (PostgreSQL)."""
+def _held_up_by(fed: Federation, holder: int) -> bool:
+    """Whether a session waits for a lock the session ``holder`` (its backend pid) holds:
+    only that one, since the tests of other workers share the server (PostgreSQL)."""
     with fed.engine.connect() as connection:
         waiting = connection.scalar(
             text(
                 "select count(*) from pg_stat_activity"
-                " where wait_event_type = 'Lock' and pid <> pg_backend_pid()"
-            )
+                " where cast(:holder as integer) = any(pg_blocking_pids(pid))"
+            ),
+            {"holder": holder},
         )
     return bool(waiting)
 
@@ -224,8 +226,9 @@ def test_a_stop_while_the_daemon_writes_its_heartbeat_waits_for_the_write(
         first = _beat(fed)
         with fed.engine.connect() as holder:
             holder.execute(select(Heartbeat).with_for_update())  # every row, until commit
+            pid = int(holder.scalar(text("select pg_backend_pid()")) or 0)
             fed.write(WHITE, "1. e2-e4", datetime.datetime.now(UTC), subject="[STP-1/1] move")
-            within(daemon, lambda: _waiting_for_a_lock(fed), 30, "the heartbeat waiting")
+            within(daemon, lambda: _held_up_by(fed, pid), 30, "the heartbeat waiting")
             daemon.proc.send_signal(signal.SIGTERM)
             time.sleep(0.5)
             holder.commit()
