@@ -158,6 +158,21 @@ def test_a_woman_reads_the_feminine(captured: list[Captured]) -> None:
     assert texts["bg", "notice/opponent-renamed"].startswith("Името на противничката Ви")
 
 
+#: Bulgarian's polite "you" in lower case: a letter writes it with a capital (Вие, Вас,
+#: Ви, Вашият...), as every Bulgarian mail of the bot addresses its reader.
+LOWER_POLITE_BG = re.compile(r"(?<![\w])(?:вие|вас|ви|ваш|ваша|ваше|ваши|вашия|вашият)(?![\w])")
+
+
+def test_bulgarian_mail_writes_the_polite_you_with_a_capital(captured: list[Captured]) -> None:
+    renderer = Renderer()
+    lower = []
+    for name, context in captured:
+        what, body = renderer.render_text(name, "bg", context)
+        lower += [f"{name}: {w}" for w in LOWER_POLITE_BG.findall(f"{what}\n{body}")]
+    assert captured
+    assert not lower, sorted(set(lower))
+
+
 def test_numbers_agree_with_their_nouns(captured: list[Captured]) -> None:
     renderer = Renderer()
     context = next(c for name, c in captured if name == "repeat")
