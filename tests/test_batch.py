@@ -160,7 +160,11 @@ def test_a_batch_is_answered_as_its_messages_one_at_a_time(
         assert [reason_of(r) for r in batch.inbound() if r.uid == len(fetched)] == [
             "reply cap reached for the day"
         ]
-        assert len([r for r in batch.outbox(WHITE) if r.event != "move"]) == 3
+        # ... and its answer is the one the cap lets through once a day: that the bot
+        # answers White no more before the next day
+        answered = [r for r in batch.outbox(WHITE) if r.event != "move"]
+        assert [r.subject for r in answered][-1:] == ["No more answers today"]
+        assert len(answered) == 4
     finally:
         single.close()
         batch.close()

@@ -186,7 +186,9 @@ def every_event(bench: Bench) -> list[tuple[ev.Event, bool]]:
                                       "date": datetime.date(2026, 3, 2), "number": "12",
                                       "expected": "12. Ng1-f3",
                                       "written": "12. Nf3-e5", "url": "https://cc.x.example/xfcc",
-                                      "username": "eve@x.net", "password": "Xy3k"}  # fmt: skip
+                                      "username": "eve@x.net", "password": "Xy3k",
+                                      "count": 20, "until": datetime.date(2026, 3, 3),
+                                      "plays": True}  # fmt: skip
         if kind in (ev.AnswerKind.STATUS, ev.AnswerKind.WHICH_GAME, ev.AnswerKind.UNKNOWN_GAME):
             details["games"] = [(g1, ann), (g2, ann)]
         for player in (ann, bob, cid):

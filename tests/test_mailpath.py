@@ -727,17 +727,33 @@ def test_machine_mail_is_filed_unanswered_and_the_reply_cap_holds(
         assert all(r.reason for r in rows)
     assert [inbound_status(fed, m)[0] for m in machines] == ["ignored"] * 3
 
-    # three answers a day per sender; the fourth message gets none
+    # three answers a day per sender; the fourth message is told, in the player's
+    # language, that the answers stop until the next day, and the fifth gets nothing
     asked = [fed.write(IVANOV, "status", at(6, 8 + i), subject="status") for i in range(3)]
     fourth = fed.write(IVANOV, "1. e2-e4", at(6, 12), subject=tag)
-    fed.poll(at(6, 13))
+    fifth = fed.write(IVANOV, "status", at(6, 13), subject="status")
+    fed.poll(at(6, 14))
     for sent in asked:
         assert header(reply_to_message(fed, IVANOV, sent), "X-Mailbot-Event") == "status"
-    assert len(fed.received(IVANOV)) == 3
-    assert inbound_status(fed, fourth) == ("processed", "reply cap reached for the day")
+    last = reply_to_message(fed, IVANOV, fourth)
+    assert len(fed.received(IVANOV)) == 4
+    assert header(last, "Subject") == "Днес няма да получите повече отговори"
+    assert header(last, "Auto-Submitted") == "auto-replied"
+    said = " ".join(text_of(last).split())
+    assert "Уважаеми Ivan Ivanov," in said
+    assert "днес ботът отговори на 3 Ваши писма" in said
+    assert "ще Ви отговаря отново от 7.3.2026" in said
+    assert "ходовете Ви се изиграват и се изпращат на противниците" in said
+    for sent in (fourth, fifth):
+        assert inbound_status(fed, sent) == ("processed", "reply cap reached for the day")
     # the cap silences the bot towards the sender; it loses no move
     assert plies(fed, 1) == ["e2e4"]
     assert header(fed.last(SMITH), "X-Mailbot-Event") == "move"
+    # the next day, the sender is answered again
+    again = fed.write(IVANOV, "status", at(7, 8), subject="status")
+    fed.poll(at(7, 9))
+    assert header(reply_to_message(fed, IVANOV, again), "X-Mailbot-Event") == "status"
+    assert len(fed.received(IVANOV)) == 5
 
 
 # ---------------------------------------------------------------------------

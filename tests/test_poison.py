@@ -7,12 +7,13 @@ characters and over-long values, and reads what the desk recorded and queued.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import time
 from collections.abc import Iterator
 
 import pytest
-from deskbench import AUTHSERV, BLACK, BOT, GREY, IVAN, TD, WHITE, Bench, at
+from deskbench import AUTHSERV, BLACK, BOT, GREY, IVAN, START_LIST, TD, WHITE, Bench, at
 from sqlalchemy import select
 
 from mailbot.compose.catalogue import say_kept
@@ -286,6 +287,34 @@ def test_a_stranger_gets_one_answer_a_day(bench: Bench) -> None:
         bench.send("mallory@example.net", "1. e2-e4", at(3, hour), subject=GAME)
     assert len(bench.outbox(to="mallory@example.net")) == 1
     assert len(bench.outbox(to=TD)) == 1
+
+
+def test_past_the_cap_a_director_is_told_once_that_the_answers_stop_for_the_day(
+    store_url: str,
+) -> None:
+    """Like Mailman's last autoresponse of the day: the first message past the reply
+    cap is answered with that, in the event's language and the director's gender,
+    and the next ones get nothing until the next day."""
+    start = START_LIST.replace("language: en", "language: ru").replace(
+        "director: {name: Tom Director,", "director: {name: Анна Смирнова, gender: f,"
+    )
+    bench = Bench(store_url, start)
+    try:
+        bench.desk.policy = dataclasses.replace(bench.desk.policy, replies_per_sender_per_day=2)
+        for hour in range(9, 14):
+            bench.send(TD, "help", at(2, hour))
+        told = bench.outbox(to=TD)
+        assert [r.subject for r in told][2:] == ["Сегодня ответов больше не будет"]
+        said = " ".join(told[2].text_body.split())
+        assert said.startswith("Уважаемая Анна Смирнова, сегодня бот ответил на 2 ваших письма")
+        assert "снова ответит вам только с 3.3.2026" in said
+        assert "отправьте ещё раз всё, на что ждёте ответа" in said
+        assert "ваши ходы" not in said  # she directs, she does not play
+        assert [reason_of(r) for r in bench.inbound()][2:] == ["reply cap reached for the day"] * 3
+        bench.send(TD, "help", at(3, 9))
+        assert len(bench.outbox(to=TD)) == 4
+    finally:
+        bench.close()
 
 
 # ---------------------------------------------------------------------------

@@ -70,6 +70,7 @@ def answer(n: Notifier, e: ev.Answer) -> None:
         event=event,
         index=index,
         reply=True,
+        past_the_cap=e.kind is ev.AnswerKind.ANSWERS_PAUSED,
     )
 
 

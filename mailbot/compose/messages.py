@@ -135,10 +135,13 @@ def mail(
     extra: dict[str, str] | None = None,
     queued: Callable[[Outbox], None] | None = None,
     attachments: tuple[Attachment, ...] = (),
+    past_the_cap: bool = False,
 ) -> None:
     """Render one message about no single game (``[INDEX] what``); ``queued`` is
-    called with its row once it is queued; ``attachments`` go after the text."""
-    to = n.answerable(to)
+    called with its row once it is queued; ``attachments`` go after the text.
+    ``past_the_cap``: the one message that goes to a sender past the day's reply cap,
+    the notice that says so (:meth:`Notifier.answerable` keeps the others from them)."""
+    to = list(to) if past_the_cap else n.answerable(to)
     if not to:
         return
     rendered = n.renderer.render(template_of(template, context), language, context)

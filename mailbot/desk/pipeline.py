@@ -362,6 +362,8 @@ class Desk:
         self._handle(ctx, budget)
         budget.check("handle")
         ctx.notifier.tell(*ctx.events)
+        if ctx.last_answer is not None:  # the cap was reached while telling, if not before
+            ctx.notifier.tell(ctx.last_answer)
         budget.check("notify")
         mark_processed(inbound, now)
         said.append(self._outcome_line(ctx))

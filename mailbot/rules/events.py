@@ -388,6 +388,9 @@ class AnswerKind(enum.Enum):
     XFCC = "xfcc"
     #: ``pgn on|off`` done, or (a bare ``pgn``) how it stands.
     PGN = "pgn"
+    #: The sender's first message past the day's reply cap: no more answers until the
+    #: next day (the one message that goes past the cap, once a day).
+    ANSWERS_PAUSED = "answers-paused"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -73,6 +73,9 @@ class Context(Work):
     #: The referee's verdict on the message's move, once asked
     #: (:func:`~mailbot.desk.handlers.steps.judged`).
     judgement: referee.Judgement | None = None
+    #: The day's last answer to the sender, when this message is the first past the
+    #: reply cap (:meth:`may_answer`): told after the message's other events.
+    last_answer: ev.Answer | None = None
     _answering: bool | None = None
 
     @property
@@ -157,9 +160,31 @@ class Context(Work):
         if row.count >= cap:
             received.give_reason(self.inbound, Phrase("reason.reply-cap"))
             log.warning("not answering %s: daily reply cap (%d) reached", address, cap)
+            if row.count == cap and self.known:
+                count_reply(row, self.now)  # counted past the cap: said once a day
+                self.last_answer = self._answers_paused(cap, day)
             return False
         count_reply(row, self.now)
         return True
+
+    def _answers_paused(self, cap: int, day: datetime.date) -> ev.Answer:
+        """The notice that the sender, a player or a director, gets no more answers
+        on ``day``, having had ``cap`` (as Mailman's last autoresponse of the day).
+
+        A stranger gets none: a stranger's one answer a day is all the bot sends
+        to an address it does not know.
+        """
+        details: dict[str, object] = {
+            "count": cap,
+            "until": day + datetime.timedelta(days=1),
+            "plays": bool(self.players),
+        }
+        kind = ev.AnswerKind.ANSWERS_PAUSED
+        if self.players:
+            return ev.Answer(kind, player=self.players[0].id, details=details)
+        t = self.directed[0]
+        details.update(recipient=t.director_name, gender=t.director_gender, language=t.language)
+        return ev.Answer(kind, details=details)
 
     # -- the sender's games ------------------------------------------------------
 
