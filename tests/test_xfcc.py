@@ -252,6 +252,26 @@ def test_the_word_xfcc_mails_a_new_password_in_the_players_language(scene: Scene
         scene.games(IVANOV, f"pw-{IVANOV}")  # the previous one stops working
 
 
+def test_asked_twice_in_a_pass_the_player_is_mailed_only_the_password_that_works(
+    scene: Scene,
+) -> None:
+    """Two ``xfcc`` mails read in one pass: the first answer is still unsent when the
+    second password replaces its own, so it goes without it, and no copy keeps a
+    password in clear."""
+    fed = scene.fed
+    for minute in (0, 1):
+        fed.write(IVANOV, "xfcc", scene.clock[0] + datetime.timedelta(minutes=minute))
+    fed.poll(scene.clock[0] + datetime.timedelta(minutes=2))
+    first, second = (text_of(m) for m in fed.received(IVANOV)[-2:])
+    assert _password_in(first) == "********"
+    password = _password_in(second)
+    assert len(scene.games(IVANOV, password)) == 2
+    with fed.sessions() as session:
+        kept = session.scalars(select(Outbox.text_body)).all()
+    assert not any(password in text for text in kept)
+    assert len([text for text in kept if "Парола: ********" in text]) == 2
+
+
 def test_a_copy_an_earlier_version_left_with_the_password_is_cleared_at_the_first_login(
     scene: Scene,
 ) -> None:

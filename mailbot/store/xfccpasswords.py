@@ -8,7 +8,8 @@ password is refused, and nothing more is counted (docs/contract.md, "Players'
 chess programs"). A password is never logged; its one copy in clear is the
 bot's copy of the mail that carried it, until the mail server has taken that
 mail (:func:`hide_sent`) or, for a copy sent before this was so, until the
-first login with it.
+first login with it; a password replaced before its answer went is hidden in
+that answer, which then carries none (:func:`set_password`).
 
 >>> row = hash_password("correct horse", salt=b"0123456789abcdef", cost=2)
 >>> matches(row, "correct horse"), matches(row, "wrong")
@@ -102,15 +103,33 @@ def set_password(
     mailed_for: int | None = None,
 ) -> None:
     """``password`` is ``address``'s from now on; the previous one stops working.
-    ``mailed_for``: the message whose answer carries it (:func:`log_in` clears it there)."""
+    ``mailed_for``: the message whose answer carries it (:func:`log_in` clears it there).
+
+    The previous password, if the answer that carries it still shows it (not yet
+    sent: the player asked twice in a pass), is hidden there at once: no copy keeps
+    a password that no longer works, and the player is mailed none."""
     key = normal_address(address)
     row = session.get(XfccPassword, key)
     if row is None:
         row = XfccPassword(address=key, hashed=hash_password(password), created_at=now)
         session.add(row)
     else:
+        if row.mailed_for is not None and row.mailed_for != mailed_for:
+            _hide_superseded(session, row)
         row.hashed, row.created_at = hash_password(password), now
     row.mailed_for = mailed_for
+
+
+def _hide_superseded(session: Session, row: XfccPassword) -> None:
+    """Hide ``row``'s password, about to be replaced, in the answer that carries it,
+    sent or not: its hash is known only until the new one takes its place."""
+    carriers = session.scalars(
+        select(Outbox).where(Outbox.inbound_id == row.mailed_for, Outbox.event == MailEvent.NOTICE)
+    ).all()
+    for mail in carriers:
+        password = next((w for w in written(mail.text_body) if matches(row.hashed, w)), None)
+        if password is not None:
+            _hide(mail, password)
 
 
 def written(text: str) -> list[str]:
