@@ -127,9 +127,7 @@ def _hide_superseded(session: Session, row: XfccPassword) -> None:
         select(Outbox).where(Outbox.inbound_id == row.mailed_for, Outbox.event == MailEvent.NOTICE)
     ).all()
     for mail in carriers:
-        password = next((w for w in written(mail.text_body) if matches(row.hashed, w)), None)
-        if password is not None:
-            _hide(mail, password)
+        _hide_matching(mail, row.hashed)
 
 
 def written(text: str) -> list[str]:
@@ -164,14 +162,21 @@ def hide_sent(session: Session, sent: Sequence[Outbox]) -> None:
         if mailed_for is None:  # the query's own filter: never so
             continue
         for mail in carriers[mailed_for]:
-            password = next((w for w in written(mail.text_body) if matches(hashed, w)), None)
-            if password is not None:
-                _hide(mail, password)
+            if _hide_matching(mail, hashed):
                 session.execute(
                     update(XfccPassword)
                     .where(XfccPassword.address == address, XfccPassword.mailed_for == mailed_for)
                     .values(mailed_for=None)
                 )
+
+
+def _hide_matching(mail: Outbox, hashed: str) -> bool:
+    """Hide in ``mail`` the word of a password's form that ``hashed`` was made from;
+    whether there was one."""
+    password = next((w for w in written(mail.text_body) if matches(hashed, w)), None)
+    if password is not None:
+        _hide(mail, password)
+    return password is not None
 
 
 def _hide(mail: Outbox, password: str) -> None:
