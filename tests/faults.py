@@ -48,7 +48,7 @@ import pytest
 import yaml
 from harness import login
 from mailservers import Dovecot, ImapAccount, SmtpSink, free_port
-from processes import BotProcess
+from processes import STACKS, BotProcess
 
 #: ``imap.timeout`` and ``smtp.timeout`` of the daemon under test (seconds).
 DAEMON_TIMEOUT = 5
@@ -506,6 +506,14 @@ class DaemonProcess:
     def running(self) -> bool:
         return self.proc.poll() is None
 
+    def write_stacks(self) -> None:
+        """Have the daemon write where each of its threads stands to its output, for a
+        test that found it still running when it should have finished."""
+        self.proc.send_signal(STACKS)
+        size = self.log.stat().st_size
+        wait_until(lambda: self.log.stat().st_size > size, 3.0)
+        time.sleep(0.2)  # the other threads' stacks follow the first
+
     def state(self) -> str:
         code = self.proc.poll()
         return "still running" if code is None else f"exited with code {code}"
@@ -591,10 +599,12 @@ def within(
         return time.monotonic() - began
     if daemon.running():
         problem = f"not within {seconds:.0f} s (the daemon still runs)"
+        daemon.write_stacks()
     else:
         problem = f"the daemon exited first, with code {daemon.proc.returncode}"
     found = f"; {state()}" if state is not None else ""
-    pytest.fail(f"{what}: {problem}{found}; its output ends:\n{daemon.tail()}")
+    output = daemon.tail(150 if daemon.running() else 40)
+    pytest.fail(f"{what}: {problem}{found}; its output ends:\n{output}")
 
 
 def sigterm_and_time(

@@ -17,6 +17,7 @@ through ``python -m mailbot``.
 from __future__ import annotations
 
 import atexit
+import faulthandler
 import multiprocessing
 import os
 import signal
@@ -31,6 +32,9 @@ from pathlib import Path
 PROGRAM = "import sys\nfrom mailbot.__main__ import run\nsys.exit(run())\n"
 
 _context: list[ForkServerContext] = []
+
+#: The signal that makes a process of :func:`start` write its threads' stacks.
+STACKS = signal.SIGUSR2
 
 
 def _forkserver() -> ForkServerContext:
@@ -89,7 +93,11 @@ def _child(
     code: str, argv: list[str], output: str, error: str | None, cwd: str, env: dict[str, str]
 ) -> None:
     """In the forked process: the output files on descriptors 1 and 2 (nothing on 0),
-    the folder, the environment and ``sys.argv`` of the command, then ``code``."""
+    the folder, the environment and ``sys.argv`` of the command, then ``code``.
+
+    SIGUSR2 writes where each of its threads stands to descriptor 2 (:mod:`faulthandler`),
+    for a test that finds the process still running when it should have finished
+    (:data:`STACKS`); the bot itself uses no such signal."""
     for fd, path, flags in (
         (0, os.devnull, os.O_RDONLY),
         (1, output, os.O_WRONLY | os.O_APPEND | os.O_CREAT),
@@ -98,6 +106,7 @@ def _child(
         opened = os.open(path, flags, 0o644)
         os.dup2(opened, fd)
         os.close(opened)
+    faulthandler.register(STACKS, file=sys.stderr, all_threads=True)
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)

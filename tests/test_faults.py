@@ -41,7 +41,7 @@ from faults import (  # noqa: F401 (fixtures)
 )
 from harness import Federation, login
 from mailservers import Cyrus, ImapAccount, Received, SmtpSink, private_cyrus  # noqa: F401 (fixture)
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from mailbot.store.models import Game, InboundMessage, Move, Outbox
 
@@ -442,10 +442,29 @@ def _state(fed: Federation, backlog: Backlog) -> Callable[[], str]:
         return (
             f"{handled} of {len(backlog.letters)} messages handled, {sent} replies sent, "
             f"{fed.pending_in_inbox()} messages in the inbox, pending replies: "
-            f"{[tuple(row) for row in waiting[:10]]}"
+            f"{[tuple(row) for row in waiting[:10]]}{_waits(fed)}"
         )
 
     return state
+
+
+def _waits(fed: Federation) -> str:
+    """On PostgreSQL, the sessions that wait for a lock or sit in an open transaction,
+    and who holds them up: what a daemon that stopped short was waiting for."""
+    if fed.engine.dialect.name != "postgresql":
+        return ""
+    with fed.engine.connect() as connection:
+        rows = connection.execute(
+            text(
+                "SELECT pid, state, wait_event_type, wait_event, pg_blocking_pids(pid),"
+                " now() - xact_start, left(query, 160) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                " AND (wait_event_type = 'Lock' OR state LIKE 'idle in transaction%')"
+            )
+        ).all()
+    return "; waiting or in a transaction: " + (
+        "; ".join(str(tuple(row)) for row in rows) if rows else "none"
+    )
 
 
 def _reply_key(item: Received) -> tuple[str, str, str, str]:
