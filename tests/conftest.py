@@ -54,6 +54,8 @@ from sqlalchemy.exc import OperationalError
 # every test fails that wrote a row outside mailbot/store/ (docs/architecture.md 1.1)
 from watchwrites import _only_the_store_writes  # noqa: F401 (an autouse fixture)
 
+from mailbot.cli import tune_collector
+
 _postgres_problem: list[str] = []
 
 
@@ -201,6 +203,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     keep = [i for i in items if "store_url" in getattr(i, "fixturenames", ())]
     config.hook.pytest_deselected(items=[i for i in items if i not in keep])
     items[:] = keep
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The cyclic collector set as the bot's entry point sets it
+    (:func:`mailbot.cli.tune_collector`): the tests run the bot in this process, and at
+    Python's default threshold each full pass walked every module, test and fixture
+    the process holds, a twentieth of a worker's time. What collection loaded is set
+    aside for good, as the bot's modules are."""
+    tune_collector()
 
 
 _durations: dict[str, float] = {}
