@@ -436,7 +436,7 @@ class _ReadingPolicy(email.policy.EmailPolicy):
 
     A test asks a message for its headers again and again (the parser itself asks a
     part for its Content-Type several times), and the default policy parses the
-    value anew each time: a fifth of a long game's test went there. A parsed header
+    value anew each time: an eighth of a long game's test went there. A parsed header
     is an immutable string, the same for the same name and value, so it is kept.
 
     >>> message = email.message_from_bytes(b"Subject: =?utf-8?q?=D0=A5?=\n\n", policy=READING)
