@@ -509,10 +509,15 @@ class DaemonProcess:
     def write_stacks(self) -> None:
         """Have the daemon write where each of its threads stands to its output, for a
         test that found it still running when it should have finished."""
+        sizes = [self.log.stat().st_size]  # before the signal: the dump may come at once
         self.proc.send_signal(STACKS)
-        size = self.log.stat().st_size
-        wait_until(lambda: self.log.stat().st_size > size, 3.0)
-        time.sleep(0.2)  # the other threads' stacks follow the first
+
+        def written() -> bool:
+            """The log grew, then stopped growing: every thread's stack is there."""
+            sizes.append(self.log.stat().st_size)
+            return sizes[-1] > sizes[0] and sizes[-1] == sizes[-2]
+
+        wait_until(written, 3.0)
 
     def state(self) -> str:
         code = self.proc.poll()
@@ -597,14 +602,15 @@ def within(
     wait_until(lambda: check() or not daemon.running(), seconds)
     if check():
         return time.monotonic() - began
+    lines = 40
     if daemon.running():
         problem = f"not within {seconds:.0f} s (the daemon still runs)"
         daemon.write_stacks()
+        lines = 150  # room for the stacks
     else:
         problem = f"the daemon exited first, with code {daemon.proc.returncode}"
     found = f"; {state()}" if state is not None else ""
-    output = daemon.tail(150 if daemon.running() else 40)
-    pytest.fail(f"{what}: {problem}{found}; its output ends:\n{output}")
+    pytest.fail(f"{what}: {problem}{found}; its output ends:\n{daemon.tail(lines)}")
 
 
 def sigterm_and_time(
