@@ -419,13 +419,20 @@ def _progress(fed: Federation) -> tuple[int, int]:
 
 
 def _finished(fed: Federation, backlog: Backlog) -> bool:
-    """Every message handled and out of the inbox, no reply waiting to be sent."""
+    """Every message handled and out of the inbox, no reply waiting to be sent.
+
+    The replies are asked for last: a batch's replies are committed with its messages,
+    so once every message is handled they are all in the outbox. Asked first, they
+    could be counted before the last batch's commit and the messages after it, and
+    the backlog seem finished for a moment with that batch's replies still to send."""
+    handled, _sent = _progress(fed)
+    if handled != len(backlog.letters) or fed.pending_in_inbox() != 0:
+        return False
     with fed.sessions() as session:
         waiting = session.scalar(
             select(func.count()).select_from(Outbox).where(Outbox.status == "pending")
         )
-    handled, _sent = _progress(fed)
-    return handled == len(backlog.letters) and not waiting and fed.pending_in_inbox() == 0
+    return not waiting
 
 
 def _state(fed: Federation, backlog: Backlog) -> Callable[[], str]:
