@@ -89,10 +89,16 @@ BUDGET = 60.0
 
 
 class OverBudget(DeskError, TimeoutError):
-    """A message's handling took longer than :data:`BUDGET`; ``stage`` is where it was seen."""
+    """A message's handling took longer than :data:`BUDGET`; ``stage`` is where it was seen.
+
+    The budget is written as it is set, a fraction of a second too:
+
+    >>> str(OverBudget("route", 61.3))
+    'handling took 61.3 s, over the budget of 60 s (route)'
+    """
 
     def __init__(self, stage: str, took: float) -> None:
-        super().__init__(f"handling took {took:.1f} s, over the budget of {BUDGET:.0f} s ({stage})")
+        super().__init__(f"handling took {took:.1f} s, over the budget of {BUDGET:g} s ({stage})")
         self.stage = stage
 
 
