@@ -49,8 +49,8 @@ from deskbench import Bench
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
-from mailbot.cli import tune_collector
 from mailbot.desk.pipeline import Outcome
+from mailbot.shell.collector import tune_collector
 from mailbot.store.models import Game, Move
 
 UTC = datetime.UTC

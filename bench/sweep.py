@@ -40,8 +40,8 @@ from backlog import database
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
-from mailbot.cli import tune_collector
 from mailbot.desk.sweep import sweep
+from mailbot.shell.collector import tune_collector
 from mailbot.store.engine import make_engine, session_factory
 from mailbot.store.models import Game, Move, Outbox
 from mailbot.store.schema import upgrade

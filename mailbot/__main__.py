@@ -7,7 +7,7 @@ def run() -> int:
     """The ``mailbot`` program (:func:`mailbot.cli.program`), its modules loaded with the
     cyclic collector held: they make a few hundred thousand objects that stay for the
     process's life, and the collector walked them some 170 times while they loaded, a
-    tenth of a start. :func:`mailbot.cli.tune_collector` lets it run again.
+    tenth of a start. :func:`mailbot.shell.collector.tune_collector` lets it run again.
     """
     gc.disable()
     from mailbot.cli import program

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import gc
 import logging
 import os
 import sys
@@ -36,6 +35,7 @@ from mailbot.commands import (
 )
 from mailbot.commands.command import PROGRAM, CommandContext, Subcommand, UsageError
 from mailbot.config import Config, ConfigError, load_config
+from mailbot.shell.collector import tune_collector
 from mailbot.shell.logs import logging_for_command
 from mailbot.store.engine import describe_url
 
@@ -98,25 +98,6 @@ def config_path(given: Path | None, environ: Mapping[str, str]) -> Path:
     if environ.get("MAILBOT_CONFIG"):
         return Path(environ["MAILBOT_CONFIG"])
     return Path("config.yaml")
-
-
-def tune_collector() -> None:
-    """Set the garbage collector for a process that is the bot (``mailbot ...``).
-
-    Handling a message makes some thousands of objects (the game's rows, its
-    board, the mail); at Python's default threshold (700) the cyclic
-    collector runs every few messages, and each of its full passes walks
-    every object the process holds: a tenth of the time a move costs, and
-    more the longer the game. Here it runs after 10,000 new objects (and
-    the older generations a tenth as often), and what is loaded at the start
-    (modules, the configuration) is set aside for good (:func:`gc.freeze`).
-    The entry point (:func:`mailbot.__main__.run`) holds the collector while the
-    modules load; it runs again from here. Only the process's entry point calls
-    this: a program that imports the bot keeps its own settings.
-    """
-    gc.set_threshold(10_000, 10, 10)
-    gc.freeze()
-    gc.enable()
 
 
 def program() -> int:

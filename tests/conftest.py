@@ -55,6 +55,8 @@ from sqlalchemy.exc import OperationalError
 # every test fails that wrote a row outside mailbot/store/ (docs/architecture.md 1.1)
 from watchwrites import _only_the_store_writes  # noqa: F401 (an autouse fixture)
 
+from mailbot.shell.collector import tune_collector
+
 _postgres_problem: list[str] = []
 
 
@@ -206,13 +208,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The cyclic collector set as the bot's entry point sets it
-    (:func:`mailbot.cli.tune_collector`): the tests run the bot in this process, and at
-    Python's default threshold each full pass walked every module, test and fixture
-    the process holds, a twentieth of a worker's time. What collection loaded is set
-    aside for good, as the bot's modules are. (The settings are written out here, not
-    imported: a test file run alone imports no more of the bot than it uses.)"""
-    gc.set_threshold(10_000, 10, 10)
-    gc.freeze()
+    (:func:`mailbot.shell.collector.tune_collector`, a module that imports nothing of
+    the bot, so a test file run alone still loads no command): the tests run the bot in
+    this process, and at Python's default threshold each full pass walked every
+    module, test and fixture the process holds, a twentieth of a worker's time. What
+    collection loaded is set aside for good, as the bot's modules are."""
+    tune_collector()
 
 
 _durations: dict[str, float] = {}
