@@ -17,12 +17,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from deskbench import BOT, Bench
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from mailbot.desk.sweep import CHUNK, due_games, sweep
 from mailbot.store.engine import make_engine
 from mailbot.store.models import Game, Notice, Outbox
 from mailbot.store.schema import downgrade, upgrade
+from mailbot.store.startlist import parse_start_list
+from mailbot.store.tournaments import import_start_list
 
 UTC = datetime.UTC
 SOFIA = ZoneInfo("Europe/Sofia")
@@ -148,6 +150,46 @@ def test_a_quiet_sweep_reads_no_game_and_a_move_makes_its_game_due(bench: Bench)
         assert g.due_at.astimezone(SOFIA).date() == datetime.date(2026, 3, 17)
     assert due_count(bench, day(3, 16)) == 0
     assert due_count(bench, day(3, 18)) == 1
+
+
+def statements_of_a_sweep(b: Bench, now: datetime.datetime) -> list[str]:
+    """The SQL one sweep at ``now`` sends."""
+    sent: list[str] = []
+
+    def record(*args: object) -> None:
+        sent.append(str(args[2]))
+
+    event.listen(b.engine, "before_cursor_execute", record)
+    try:
+        sweep(b.sessions, SENDER, now)
+    finally:
+        event.remove(b.engine, "before_cursor_execute", record)
+    return sent
+
+
+def test_a_quiet_sweep_costs_as_much_for_twenty_tournaments_as_for_one(bench: Bench) -> None:
+    # a federation runs many events at once: on a day when nothing falls due, the
+    # sweep's work must not grow with them (a transaction each is a round trip each)
+    sweep(bench.sessions, SENDER, day(3, 2))
+    one = statements_of_a_sweep(bench, day(3, 3))
+    with bench.sessions.begin() as session:
+        for n in range(2, 21):
+            text = START_LIST.replace("index: DUE-1", f"index: DUE-{n}")
+            text = text.replace("example.org", f"club{n}.example.org")
+            import_start_list(session, parse_start_list(text), day(3, 1))
+    sweep(bench.sessions, SENDER, day(3, 2))  # the new events' first deadlines stored
+    twenty = statements_of_a_sweep(bench, day(3, 3))
+    assert len(twenty) == len(one), (one, twenty)
+    # the day something falls due in one of them, that event's game is swept
+    bench.send("white@club7.example.org", "DUE-7/1 1. e2-e4", day(3, 3), subject="DUE-7/1")
+    sweep(bench.sessions, SENDER, day(3, 3, 12))
+    assert due_count(bench, day(3, 16)) == 0
+    assert due_count(bench, day(3, 18)) == 1  # bg-email: repeated after 14 days (art. 26)
+    sweep(bench.sessions, SENDER, day(3, 18))
+    repeats = [r for r in bench.outbox(event="repeat") if "DUE-7/1" in r.subject]
+    # to the player who owes the move, and a copy to the director (art. 26)
+    told = sorted(a for r in repeats for a in r.to_addrs)
+    assert told == ["black@club7.example.org", "td@federation.example"], told
 
 
 def test_a_leave_makes_all_the_players_games_due_again(bench: Bench) -> None:

@@ -79,9 +79,13 @@ def sweep(
     """One deadline pass over the games whose next deadline has come (``Game.due_at``).
 
     Only those games are read: a day on which nothing falls due costs one
-    indexed query, however many games are playing. They are swept
+    indexed query and the list of tournaments, however many games are
+    playing and however many tournaments the bot runs. They are swept
     :data:`CHUNK` to a transaction; when one of them collides with another
     worker sweeping it too, that chunk is swept again one game at a time.
+    The calendar then runs for each tournament with a game still due or a
+    director's digest to look at; a tournament with neither has nothing it
+    could send, and no transaction is opened for it.
     With ``every_game``, every unfinished game is read, due or not (what the
     sweep would do without stored deadlines; it sends nothing more).
     """
@@ -90,7 +94,9 @@ def sweep(
     due = _unfinished() if every_game else due_games(now)
     with sessions() as session:
         ids: Sequence[int] = session.scalars(due.order_by(Game.id)).all()
-        tournaments = session.scalars(select(Tournament.id).order_by(Tournament.id)).all()
+        tournaments = session.execute(
+            select(Tournament.id, Tournament.director_digest).order_by(Tournament.id)
+        ).all()
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
         try:
@@ -101,13 +107,32 @@ def sweep(
                     counts.update(_sweep_games(sessions, sender, now, renderer, [game_id]))
                 except IntegrityError:
                     log.info("game %s swept concurrently; skipped", game_id)
-    for tournament_id in tournaments:
-        counts.update(_sweep_calendar(sessions, sender, now, renderer, tournament_id, due))
+    # the games swept may have changed what is due; none due, none swept
+    calendar = _due_by_tournament(sessions, due) if ids else {}
+    for tournament_id, director_digest in tournaments:
+        waiting = calendar.get(tournament_id, [])
+        if waiting or director_digest:
+            counts.update(_sweep_calendar(sessions, sender, now, renderer, tournament_id, waiting))
     with sessions() as session, session.begin():
         work = Work(session, now)
         counts.update(_sweep_digests(work))
         Notifier(session, sender, now, renderer=renderer).tell(*work.events)
     return SweepReport(dict(counts))
+
+
+def _due_by_tournament(sessions: sessionmaker[Session], due: Select[Any]) -> dict[int, list[int]]:
+    """The ``due`` games as they stand once the games are swept, by tournament, each
+    tournament's in the order of their numbers: one read for every tournament."""
+    found: dict[int, list[int]] = {}
+    with sessions() as session:
+        rows = session.execute(
+            select(Game.tournament_id, Game.id)
+            .where(Game.id.in_(due))
+            .order_by(Game.tournament_id, Game.number)
+        )
+        for tournament_id, game_id in rows:
+            found.setdefault(tournament_id, []).append(game_id)
+    return found
 
 
 def _sweep_calendar(
@@ -116,18 +141,12 @@ def _sweep_calendar(
     now: datetime.datetime,
     renderer: Renderer,
     tournament_id: int,
-    due: Select[Any],
+    ids: Sequence[int],
 ) -> Counter[str]:
-    """The tournament pass over ``due`` games of one tournament, :data:`CHUNK` games to a
+    """The tournament pass over its due games ``ids``, :data:`CHUNK` games to a
     transaction (the end of a big event makes every game due at once); the director's
     digest goes with the first. A chunk another worker swept first is skipped."""
     counts: Counter[str] = Counter()
-    with sessions() as session:
-        ids: Sequence[int] = session.scalars(
-            select(Game.id)
-            .where(Game.tournament_id == tournament_id, Game.id.in_(due))
-            .order_by(Game.number)
-        ).all()
     for start in range(0, max(len(ids), 1), CHUNK):
         try:
             with sessions() as session, session.begin():
