@@ -40,6 +40,9 @@ from pathlib import Path
 
 import pytest
 
+# the SQLite engines of a test process compile each statement once, as the bot's one does
+from compiledsql import _one_sqlite_dialect  # noqa: F401 (an autouse fixture)
+
 # the fuzz suite's figures: inputs tried and the slowest, in the terminal summary
 from fuzzing import (  # noqa: F401 (hooks)
     pytest_runtest_call,
