@@ -80,7 +80,8 @@ def sweep(
 
     Only those games are read: a day on which nothing falls due costs one
     indexed query and the list of tournaments, however many games are
-    playing and however many tournaments the bot runs. They are swept
+    playing and however many tournaments the bot runs (and a transaction for
+    each tournament whose director has the weekly digest). They are swept
     :data:`CHUNK` to a transaction; when one of them collides with another
     worker sweeping it too, that chunk is swept again one game at a time.
     The calendar then runs for each tournament with a game still due or a
