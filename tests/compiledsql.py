@@ -2,7 +2,7 @@
 
 The bot makes one engine per process and keeps it: each statement is compiled at its
 first use and read from the engine's cache ever after (a game of sixty moves through
-one engine compiles nothing after its third message). A test process makes an engine
+one engine compiled nothing after its first ten messages). A test process makes an engine
 for each test's database, hundreds of them, and each compiled the same statements
 again: about a twentieth of a worker's CPU. SQLAlchemy keys compiled statements by
 the dialect object, so the engines :func:`mailbot.store.engine.make_engine` makes

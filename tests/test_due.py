@@ -156,8 +156,8 @@ def statements_of_a_sweep(b: Bench, now: datetime.datetime) -> list[str]:
     """The SQL one sweep at ``now`` sends."""
     sent: list[str] = []
 
-    def record(*args: object) -> None:
-        sent.append(str(args[2]))
+    def record(connection: object, cursor: object, statement: str, *rest: object) -> None:
+        sent.append(statement)
 
     event.listen(b.engine, "before_cursor_execute", record)
     try:
