@@ -3,6 +3,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import sqlite3
+import time
 import warnings
 from collections.abc import Callable, Iterator
 
@@ -13,7 +14,7 @@ from deskbench import BOT, TD, Bench
 from migrated import migrated
 from sqlalchemy import CheckConstraint, Engine, func, inspect, select
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, StatementError
+from sqlalchemy.exc import IntegrityError, OperationalError, StatementError
 from sqlalchemy.orm import Session, sessionmaker
 
 from mailbot.rules.clock import NaiveDatetimeError
@@ -131,6 +132,43 @@ def test_on_sqlite_a_reader_holds_up_no_commit_and_sees_what_was_there(sqlite_ur
             reader.close()
     finally:
         writer.dispose()
+
+
+def test_on_postgresql_a_connection_the_server_dropped_while_idle_is_replaced_unseen(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restarted server leaves dead connections in the bot's pool. One that sat idle
+    (as every connection does in the daemon's wait between passes) is asked first and
+    replaced: the next transaction works. One used a moment ago is not asked, so one
+    the server dropped in that moment fails its first statement, and the pool is then
+    connected anew."""
+    monkeypatch.setattr("mailbot.store.engine.IDLE_BEFORE_PING", 0.2)
+    engine = make_engine(postgres_url)
+    killer = make_engine(postgres_url)
+    backend = "SELECT pg_backend_pid()"
+
+    def drop(pid: int) -> None:
+        with killer.connect() as connection:
+            assert connection.exec_driver_sql(f"SELECT pg_terminate_backend({pid})").scalar()
+
+    try:
+        with engine.connect() as connection:
+            first = connection.exec_driver_sql(backend).scalar()
+        assert isinstance(first, int)
+        drop(first)
+        time.sleep(0.3)  # idle past IDLE_BEFORE_PING
+        with engine.connect() as connection:
+            second = connection.exec_driver_sql(backend).scalar()
+        assert isinstance(second, int) and second != first
+
+        drop(second)  # at once: the pool still trusts the connection
+        with pytest.raises(OperationalError), engine.connect() as connection:
+            connection.exec_driver_sql(backend)
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql(backend).scalar() not in (first, second)
+    finally:
+        engine.dispose()
+        killer.dispose()
 
 
 def test_migration_creates_exactly_the_models(engine: Engine) -> None:
