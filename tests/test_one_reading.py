@@ -25,7 +25,7 @@ from deskbench import BOT, Bench
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import selectinload
 
 from mailbot.compose.notifier import Notifier
 from mailbot.desk import director
@@ -136,28 +136,29 @@ class Event:
         days = self.rng.randint(1, 12) if r < 0.7 else self.rng.randint(12, 70)
         return datetime.timedelta(days=days)
 
-    def board(self, table: Table) -> tuple[chess.Board, str | None]:
+    def boards(self) -> dict[tuple[str, int], tuple[chess.Board, str | None]]:
+        """Every game's board and result as stored, by tournament index and number, read
+        at once: a table's play that day moves no other table's game."""
+        found: dict[tuple[str, int], tuple[chess.Board, str | None]] = {}
         with self.bench.sessions() as session:
-            g = self.game(session, table)
-            board = chess.Board()
-            for m in g.moves:
-                board.push(chess.Move.from_uci(m.uci))
-            return board, g.result
-
-    def game(self, session: Session, table: Table) -> Game:
-        return session.scalars(
-            select(Game)
-            .join(Tournament)
-            .where(Tournament.index == table.index, Game.number == table.number)
-        ).one()
+            rows = session.execute(
+                select(Game, Tournament.index).join(Tournament).options(selectinload(Game.moves))
+            )
+            for g, index in rows:
+                board = chess.Board()
+                for m in g.moves:
+                    board.push(chess.Move.from_uci(m.uci))
+                found[index, g.number] = board, g.result
+        return found
 
     def mover(self, table: Table, board: chess.Board) -> str:
         return table.white if board.turn == chess.WHITE else table.black
 
     def day(self, today: datetime.date) -> None:
         """What the players and the director do on ``today``, then the day's sweep."""
+        boards = self.boards()
         for table in self.tables:
-            board, result = self.board(table)
+            board, result = boards[table.index, table.number]
             if result is not None:
                 continue
             self.play(table, board, today)
