@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 from collections.abc import Callable, Sequence
 
@@ -59,12 +60,17 @@ class Copy:
 
 
 def random_game(rng: random.Random, plies: int) -> tuple[chess.Board, chess.Move]:
-    """A game of up to ``plies`` random legal moves and a legal new move after it."""
+    """A game of up to ``plies`` random legal moves and a legal new move after it.
+
+    Each position's legal moves are generated once: they are the next move's choices
+    and, when there are none, the mate or stalemate that ends the game
+    (:meth:`chess.Board.is_game_over` would generate them again)."""
     board = chess.Board()
+    moves = list(board.legal_moves)
     for _ in range(plies):
-        moves = list(board.legal_moves)
         board.push(rng.choice(moves))
-        if board.is_game_over():
+        moves = list(board.legal_moves)
+        if _over(board, moves):
             board.pop()
             break
     while len(board.move_stack) < 2 or board.is_game_over():  # pragma: no cover - rare
@@ -72,6 +78,16 @@ def random_game(rng: random.Random, plies: int) -> tuple[chess.Board, chess.Move
         board.push_uci("g1f3")
         board.push_uci("g8f6")
     return board, rng.choice(list(board.legal_moves))
+
+
+def _over(board: chess.Board, moves: list[chess.Move]) -> bool:
+    """``board.is_game_over()``, given the position's legal ``moves``."""
+    return (
+        not moves
+        or board.is_insufficient_material()
+        or board.is_seventyfive_moves()
+        or board.is_fivefold_repetition()
+    )
 
 
 def _writer(name: str) -> Callable[[chess.Board, chess.Move], str]:
@@ -137,7 +153,8 @@ def _choices(board: chess.Board, start: int) -> list[int]:
     """The plies from ``start`` on where another legal move could have been played."""
     replay, plies = chess.Board(), []
     for ply, move in enumerate(board.move_stack):
-        if ply >= start and replay.legal_moves.count() > 1:
+        second = next(itertools.islice(replay.generate_legal_moves(), 1, None), None)
+        if ply >= start and second is not None:
             plies.append(ply)
         replay.push(move)
     return plies or [len(board.move_stack) - 1]
