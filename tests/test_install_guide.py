@@ -19,13 +19,16 @@ What is changed on the way, and nothing else:
 - the servers: the guide's host names, ports, ``security``, user names and
   passwords become those of a real Dovecot and a real SMTP listener that takes
   only that password (each replaced text must be in the guide);
-- the virtual environment is made with ``--system-site-packages`` and ``pip
-  install`` gets ``--no-deps``: the package itself is built from the source copy
-  and installed into the venv for real (its wheel, its templates and migrations,
-  its ``mailbot`` script), while its twenty dependencies come from the Python
-  that runs the tests instead of 30 s or more of downloads;
+- the virtual environment is made with ``--system-site-packages`` and
+  ``--without-pip``, and its ``bin/pip install`` becomes ``bin/python -m pip
+  install --no-deps`` (the pip of the Python that runs the tests, seen through
+  the system site): the package itself is built from the source copy and
+  installed into the venv for real (its wheel, its templates and migrations, its
+  ``mailbot`` script), while its twenty dependencies come from the Python that
+  runs the tests instead of 30 s or more of downloads, and the venv is not given
+  a pip of its own to install;
 - commands that change the machine itself are stand-ins on ``PATH`` that record
-  their arguments (this module run as a script): ``apt-get``, ``useradd``,
+  their arguments (``tests/installhost.py``): ``apt-get``, ``useradd``,
   ``userdel``; ``runuser`` runs the command as the test's user; ``install``
   drops ``-o``/``-g`` (there is no ``mailbot`` user) and runs the real one;
   ``systemctl`` (no systemd runs here) starts the daemon the installed unit
@@ -46,8 +49,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
-import socket
 import stat
 import subprocess
 import sys
@@ -55,7 +56,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import installhost
 import pytest
+from installhost import daemon_pid, moved, stop_daemon
 from mailservers import ImapAccount, PasswordSmtpSink
 
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -72,8 +75,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiri
 SMTP_PASSWORD = "smtp-secret"
 #: The install made quicker (see above), after the safety check of the paths.
 QUICKER = {
-    "python3 -m venv ": f"{sys.executable} -m venv --system-site-packages ",
-    "/bin/pip install ": "/bin/pip install --no-deps ",
+    "python3 -m venv ": f"{sys.executable} -m venv --system-site-packages --without-pip ",
+    "/bin/pip install ": "/bin/python -m pip install --no-deps ",
 }
 
 
@@ -124,18 +127,6 @@ def blocks(markdown: str) -> list[Block]:
     return found
 
 
-PLACE = re.compile(r"(?<![\w.~])/(?=(?:etc|var|opt)/)")
-
-
-def moved(text: str, root: Path) -> str:
-    """``text`` with the absolute places of the host under ``root``.
-
-    >>> moved("sqlite:////var/lib/m.db -/etc/m /usr/sbin/x a/etc/b", Path("/r"))
-    'sqlite:////r/var/lib/m.db -/r/etc/m /usr/sbin/x a/etc/b'
-    """
-    return PLACE.sub(str(root).replace("\\", "\\\\") + "/", text)
-
-
 def outside(text: str, root: Path) -> list[str]:
     """The absolute paths of ``text`` that lie neither under ``root`` nor are allowed."""
     paths = re.findall(r"(?<![\w.~/])/+[\w.@+-][\w./@+-]*", text)
@@ -158,154 +149,6 @@ def worst(shown: tuple[str, ...]) -> int:
 
 def heads(lines: list[str] | tuple[str, ...]) -> list[str]:
     return [line.split(":", 1)[0] for line in lines]
-
-
-# --- the stand-ins, run as ``python this_file NAME STATE ARGS...`` ---------------
-
-
-def _record(state: Path, name: str, args: list[str]) -> None:
-    with (state / "calls.jsonl").open("a") as calls:
-        calls.write(json.dumps([name, *args]) + "\n")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (ProcessLookupError, FileNotFoundError):
-        return False
-    return fields[0] != "Z"
-
-
-def _daemon(state: Path) -> int | None:
-    pidfile = state / "mailbot.pid"
-    if pidfile.exists() and _alive(pid := int(pidfile.read_text())):
-        return pid
-    return None
-
-
-def _unit(state: Path) -> dict[str, str] | None:
-    """The installed unit's [Service] keys (the last of each), paths moved under root."""
-    root = state / "root"
-    unit = root / "etc/systemd/system/mailbot.service"
-    if not unit.exists():
-        return None
-    files = [unit, *sorted((root / "etc/systemd/system/mailbot.service.d").glob("*.conf"))]
-    keys: dict[str, str] = {}
-    for file in files:
-        for line in file.read_text().splitlines():
-            key, sep, value = line.partition("=")
-            if sep and not line.startswith("#"):
-                keys[key.strip()] = moved(value.strip(), root)
-    return keys
-
-
-def _environment(file: str) -> dict[str, str]:
-    """An EnvironmentFile as systemd reads one: NAME=value, a value in quotes whole."""
-    path = Path(file.removeprefix("-"))
-    if not path.exists():
-        return {}
-    found = {}
-    for line in path.read_text().splitlines():
-        name, sep, value = line.strip().partition("=")
-        if sep and not name.startswith(("#", ";")):
-            found[name] = value[1:-1] if value[:1] in "'\"" and len(value) > 1 else value
-    return found
-
-
-def _start(state: Path) -> int:
-    if _daemon(state) is not None:
-        return 0
-    keys = _unit(state)
-    if keys is None:
-        print("Unit mailbot.service not found.", file=sys.stderr)
-        return 5
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-    env.update(_environment(keys.get("EnvironmentFile", "-/nonexistent")))
-    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    notify.bind(str(state / "notify"))
-    notify.settimeout(0.5)
-    env["NOTIFY_SOCKET"] = str(state / "notify")
-    with (state / "journal").open("ab") as journal:
-        proc = subprocess.Popen(
-            shlex.split(keys["ExecStart"]), cwd=keys.get("WorkingDirectory"), env=env,
-            stdin=subprocess.DEVNULL, stdout=journal, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-    (state / "mailbot.pid").write_text(str(proc.pid))
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                if "READY=1" in notify.recv(4096).decode().splitlines():
-                    return 0
-            except TimeoutError:
-                continue
-        print("Job for mailbot.service failed; its journal says:", file=sys.stderr)
-        print((state / "journal").read_text()[-2000:], file=sys.stderr)
-        return 1
-    finally:
-        notify.close()
-        (state / "notify").unlink()
-
-
-def _stop(state: Path) -> int:
-    pid = _daemon(state)
-    if pid is not None:
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + 60
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-    return 0
-
-
-def _systemctl(state: Path, args: list[str]) -> int:
-    now = "--now" in args
-    verb, *units = [a for a in args if not a.startswith("--")]
-    if units and units != ["mailbot"]:
-        print(f"Unit {units[0]} not found.", file=sys.stderr)
-        return 5
-    if verb == "daemon-reload":
-        return 0
-    if verb in ("enable", "disable") and _unit(state) is None:
-        print("Unit file mailbot.service does not exist.", file=sys.stderr)
-        return 1
-    if verb == "status":
-        running = _daemon(state) is not None
-        print("● mailbot.service - Mailbot")
-        print("     Active: " + ("active (running)" if running else "inactive (dead)"))
-        return 0 if running else 3
-    if verb in ("stop", "restart") or (verb == "disable" and now):
-        _stop(state)
-    if verb in ("start", "restart") or (verb == "enable" and now):
-        return _start(state)
-    return 0 if verb in ("enable", "disable", "stop") else 1
-
-
-def standin(name: str, state: Path, args: list[str]) -> int:
-    """What the stand-in ``name`` does with ``args``."""
-    _record(state, name, args)
-    if name == "runuser":
-        assert args[:1] == ["-u"] and args[2:3] == ["--"], args
-        os.execvp(args[3], args[3:])
-    if name == "install":
-        kept, skip = [], False
-        for arg in args:
-            if not skip and arg in ("-o", "-g"):
-                skip = True
-            elif skip:
-                skip = False
-            elif not arg.startswith(("--owner=", "--group=")):
-                kept.append(arg)
-        os.execv("/usr/bin/install", ["install", *kept])
-    if name == "systemctl":
-        return _systemctl(state, args)
-    if name == "journalctl":
-        journal = state / "journal"
-        if journal.exists():
-            print("\n".join(journal.read_text().splitlines()[-20:]))
-        return 0
-    return 0  # apt-get, useradd, userdel: recorded
 
 
 # --- the test ----------------------------------------------------------------------
@@ -358,7 +201,7 @@ def host(
     stubs.mkdir()
     for name in STANDINS:
         stub = stubs / name
-        run = shlex.join([sys.executable, str(Path(__file__).resolve()), name, str(state)])
+        run = shlex.join([sys.executable, "-S", installhost.__file__, name, str(state)])
         stub.write_text(f'#!/bin/sh\nexec {run} "$@"\n')
         stub.chmod(0o755)
     source = tmp_path / "source"
@@ -386,7 +229,7 @@ def host(
     try:
         yield made
     finally:
-        _stop(state)
+        stop_daemon(state)
 
 
 @pytest.fixture
@@ -433,7 +276,7 @@ def test_the_install_guide_installs_a_service_that_works(host: Host) -> None:
     assert {tuple(call[:2]) for call in host.calls("runuser")} == {("-u", "mailbot")}
     assert host.calls("install")[0][:7] == ["-d", "-o", "mailbot", "-g", "mailbot", "-m", "0750"]
     assert ["enable", "--now", "mailbot"] in host.calls("systemctl")
-    assert _daemon(host.state) is not None, "the daemon runs after the upgrade's start"
+    assert daemon_pid(host.state) is not None, "the daemon runs after the upgrade's start"
     unit = root / "etc/systemd/system/mailbot.service"
     assert f"ExecStart={root}/opt/mailbot/bin/mailbot -c /etc/mailbot/config.yaml run" in (
         unit.read_text().splitlines()
@@ -446,7 +289,7 @@ def test_the_install_guide_installs_a_service_that_works(host: Host) -> None:
 
     for block in guide[removal:]:
         perform(host, block)
-    assert _daemon(host.state) is None
+    assert daemon_pid(host.state) is None
     for place in ("opt/mailbot", "etc/mailbot", "var/lib/mailbot", "var/log/mailbot"):
         assert not (root / place).exists(), place
     assert not unit.exists()
@@ -473,7 +316,3 @@ def perform(host: Host, block: Block) -> subprocess.CompletedProcess[str]:
             assert heads(lines) == heads(block.shown), said
             assert done.returncode == worst(block.shown), said
         time.sleep(1)
-
-
-if __name__ == "__main__":
-    sys.exit(standin(sys.argv[1], Path(sys.argv[2]), sys.argv[3:]))
