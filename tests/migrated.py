@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
+import functools
 import hashlib
 import importlib.metadata
 import os
@@ -48,9 +49,11 @@ POSTGRES_URL = os.environ.get(
 )
 
 
+@functools.cache
 def schema_key() -> str:
     """A digest of what the migrated schema depends on: the migration scripts and the
-    versions of Alembic and SQLAlchemy that run them."""
+    versions of Alembic and SQLAlchemy that run them (read once per process: no test
+    changes them, and every database test asks)."""
     digest = hashlib.sha256()
     folder = migrations_directory()
     for path in sorted([folder / "env.py", *(folder / "versions").glob("*.py")]):
