@@ -1,9 +1,9 @@
 """The throwaway host of ``tests/test_install_guide.py``: its stand-ins for the commands
 that would change the machine, run as ``python -S installhost.py NAME STATE ARGS...``.
 
-It imports nothing but the standard library, so that each of the twenty-odd calls
-the guide makes starts in a tenth of a second rather than loading pytest and the
-mail servers' helpers.
+It imports nothing but the standard library: each call the guide makes starts a
+Python of its own, which would otherwise load pytest and the mail servers' helpers
+every time.
 """
 
 from __future__ import annotations
