@@ -91,11 +91,16 @@ class _Lines:
         self._size += len(text)
 
     def end_line(self, hard: bool) -> None:
-        line = "".join(self._parts).replace("\xa0", " ").strip()
+        if self._parts:
+            line = "".join(self._parts).replace("\xa0", " ").strip()
+            self._parts = []
+        elif hard:
+            line = ""
+        else:
+            return  # no text since the last line ended: a block around a block
         if (line or hard) and self._size <= MAX_TEXT:
             self.lines.append((">" * self._depth + " " + line).rstrip() if self._depth else line)
             self._size += self._depth + 1
-        self._parts = []
 
     def text(self) -> str:
         self.end_line(hard=False)
@@ -144,7 +149,7 @@ class _HtmlReader:
         if len(self._open) >= MAX_OPEN:
             raise MarkupTooDeep
         tag = tag.lower()
-        attr = {k.lower(): (v or "") for k, v in attrib.items()}
+        attr = {k.lower(): (v or "") for k, v in attrib.items()} if attrib else {}
         if self._hidden:
             if tag not in _VOID_TAGS:
                 self._open.append(_Open(tag, hides=False, drops=False, quotes=False))

@@ -77,7 +77,13 @@ def _is_header_block(lines: list[str], i: int) -> bool:
 
 
 def _looks_like_attribution(text: str) -> bool:
-    return bool(
+    """Whether ``text`` (one to three stripped lines joined) is an attribution line. Every
+    pattern ends in a colon, so a text that does not is none without a search.
+
+    >>> _looks_like_attribution("On Mon, Ivan wrote:"), _looks_like_attribution("12. Nf3")
+    (True, False)
+    """
+    return text.endswith(":") and bool(
         _RE_ATTR_WROTE.search(text)
         or _RE_ATTR_ADDRESS.search(text)
         or _RE_ATTR_MUTT.match(text)
@@ -93,6 +99,10 @@ def _attribution_span(lines: list[str], i: int) -> int:
             return 0
         if size > 1 and not (_RE_ATTR_OPENER.match(chunk[0]) or chunk[0].rstrip().endswith("<")):
             return 0
+        if not chunk[-1].rstrip().endswith(":"):
+            # no attribution of this size (each ends in a colon); where the joined
+            # lines were over the length, the longer sizes are too and give 0 as well
+            continue
         joined = " ".join(c.strip() for c in chunk)
         if len(joined) > 300:
             return 0
