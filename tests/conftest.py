@@ -35,7 +35,7 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -141,6 +141,26 @@ def store_url(request: pytest.FixtureRequest) -> str:
     """The database of a behaviour test: SQLite, or PostgreSQL (``MAILBOT_TEST_STORE``)."""
     url: str = request.getfixturevalue("postgres_url" if STORE == "postgresql" else "sqlite_url")
     return url
+
+
+@pytest.fixture(scope="session")
+def session_store_urls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], str]]:
+    """URLs of new databases of the kind :func:`store_url` gives, kept to the end of the
+    test process: a state that takes many messages is played into one once and copied
+    to each test that starts from it (``deskbench.Bench.copy``)."""
+    schemas: list[str] = []
+
+    def new_url() -> str:
+        if STORE == "postgresql":
+            require_postgres()
+            schema, url = new_schema()
+            schemas.append(schema)
+            return url
+        return f"sqlite:///{tmp_path_factory.mktemp('played') / 'mailbot.db'}"
+
+    yield new_url
+    for schema in schemas:
+        release(schema)
 
 
 #: Fixtures that start a mail server, PostgreSQL or Chromium (or ask for one of them by

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from email.message import EmailMessage
 from typing import Protocol
 
-from migrated import migrated
+from migrated import copy_database, migrated
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -77,12 +77,18 @@ class Bench:
         *,
         authserv_id: str | None = None,
         require_dmarc: bool = False,
+        copy_of: Bench | None = None,
     ) -> None:
-        migrated(db_url)  # the schema of the migrations, copied from a template
+        self.url = db_url
+        if copy_of is None:
+            migrated(db_url)  # the schema of the migrations, copied from a template
+        else:
+            copy_database(copy_of.url, db_url)
         self.engine = make_engine(db_url)
         self.sessions: sessionmaker[Session] = session_factory(self.engine)
-        with self.sessions.begin() as session:
-            import_start_list(session, parse_start_list(start_list), at(1, 0))
+        if copy_of is None:
+            with self.sessions.begin() as session:
+                import_start_list(session, parse_start_list(start_list), at(1, 0))
         self.desk = Desk(
             self.sessions,
             Policy(
@@ -92,8 +98,30 @@ class Bench:
                 timezone="Europe/Sofia",
             ),
         )
-        self._uids = itertools.count(1)
-        self._ids = itertools.count(1)
+        #: the UID and Message-ID number of the last message handed in
+        self.uid, self.number = (0, 0) if copy_of is None else (copy_of.uid, copy_of.number)
+
+    def copy(self, db_url: str) -> Bench:
+        """A bench on the new database ``db_url`` with this one's rows, as if its
+        messages had been sent there: the next UID and Message-ID follow on. A state
+        that takes many messages is played once and copied to each test that needs it.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     played = Bench(f"sqlite:///{folder}/played.db")
+        ...     _ = played.send(WHITE, "1. e2-e4", at(2), subject="[PX-1/1] move")
+        ...     copied = played.copy(f"sqlite:///{folder}/copy.db")
+        ...     played.close()
+        ...     print(copied.plies(1), copied.uid, [row.to_addrs for row in copied.outbox()])
+        ...     copied.close()
+        ['e2e4'] 1 [['black@example.org'], ['white@example.org']]
+        """
+        return Bench(
+            db_url,
+            authserv_id=self.desk.policy.authserv_id,
+            require_dmarc=self.desk.policy.require_dmarc,
+            copy_of=self,
+        )
 
     def close(self) -> None:
         self.engine.dispose()
@@ -118,7 +146,10 @@ class Bench:
         msg["To"] = to or answer_to or BOT
         msg["Subject"] = subject
         msg["Date"] = email.utils.format_datetime(at(2))
-        msg["Message-ID"] = message_id or f"<b{next(self._ids)}@players.example>"
+        if message_id is None:
+            self.number += 1
+            message_id = f"<b{self.number}@players.example>"
+        msg["Message-ID"] = message_id
         if reply_to is not None:
             msg["In-Reply-To"] = f"<{reply_to.message_id}>"
             msg["References"] = f"<{reply_to.message_id}>"
@@ -130,7 +161,8 @@ class Bench:
 
     def receive(self, raw: bytes, when: datetime.datetime) -> Outcome:
         """The desk handles ``raw`` as arriving at ``when``, at a new UID."""
-        return self.receive_at(raw, when, next(self._uids))
+        self.uid += 1
+        return self.receive_at(raw, when, self.uid)
 
     def receive_at(self, raw: bytes, when: datetime.datetime, uid: int) -> Outcome:
         fetched = Fetched("INBOX", 1, uid, raw, when)

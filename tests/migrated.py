@@ -29,6 +29,7 @@ import hashlib
 import importlib.metadata
 import os
 import shutil
+import sqlite3
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -75,6 +76,44 @@ def migrated(url: str) -> None:
     elif parsed.get_backend_name() == "postgresql" and _fill_postgres_schema(parsed):
         return
     upgrade(url)
+
+
+def copy_database(source: str, target: str) -> None:
+    """Put the schema and rows of the database at ``source`` into the new one at
+    ``target`` (both SQLite, or both schemas of :func:`new_schema`), sequences and
+    all: a state that took many messages to reach is played once and copied per test.
+
+    On SQLite the file is copied through SQLite's backup API; on PostgreSQL the
+    target is migrated (:func:`migrated`) and every table's rows and every
+    sequence's value are copied in one round trip."""
+    parsed, into = make_url(source), make_url(target)
+    if parsed.get_backend_name() == "sqlite":
+        assert into.get_backend_name() == "sqlite" and parsed.database and into.database
+        with (
+            contextlib.closing(sqlite3.connect(parsed.database)) as old,
+            contextlib.closing(sqlite3.connect(into.database)) as new,
+        ):
+            old.backup(new)
+        return
+    migrated(target)
+    (source_schema, target_schema) = (schema_of(parsed), schema_of(into))
+    assert source_schema and target_schema, (source, target)
+    with _admin() as admin, admin.begin():
+        oid = _oid(admin, source_schema)
+        tables = admin.execute(_RELATIONS, {"oid": oid, "kind": "r"}).scalars().all()
+        sequences = admin.execute(_RELATIONS, {"oid": oid, "kind": "S"}).scalars().all()
+        script = ["SET LOCAL session_replication_role = replica"]  # rows in any order
+        script += [
+            f'INSERT INTO "{target_schema}"."{t}" SELECT * FROM "{source_schema}"."{t}"'
+            for t in tables
+            if t != "alembic_version"
+        ]
+        script += [
+            f'SELECT setval(\'"{target_schema}"."{q}"\', last_value, is_called)'
+            f' FROM "{source_schema}"."{q}"'
+            for q in sequences
+        ]
+        admin.exec_driver_sql("; ".join(script))
 
 
 # SQLite ---------------------------------------------------------------------

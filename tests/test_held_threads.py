@@ -79,23 +79,26 @@ def silence(store_url: str) -> tuple[Bench, Outbox]:
     return bench, packet_to_td(bench, "silence")
 
 
-def kqk(store_url: str) -> Bench:
-    bench = Bench(store_url, start_list("iccf-postal"))
+@pytest.fixture(scope="module")
+def kqk(session_store_urls: Callable[[], str]) -> Iterator[Bench]:
+    """iccf-postal: the 51 half-moves of :data:`TO_KQK` played, once per test process."""
+    bench = Bench(session_store_urls(), start_list("iccf-postal"))
     play(bench, TO_KQK, on(3, 2, 0))
-    return bench
+    yield bench
+    bench.close()
 
 
-def draw(store_url: str) -> tuple[Bench, Outbox]:
+def draw(store_url: str, kqk: Bench) -> tuple[Bench, Outbox]:
     """iccf-postal: Black, to move in a position of the tablebases, claims a draw."""
-    bench = kqk(store_url)
+    bench = kqk.copy(store_url)
     bench.send(BLACK, "claim", on(3, 6), subject="[PX-1/1] claim")
     (packet,) = [r for r in bench.outbox(to=TD) if r.headers.get("X-Mailbot-Claim")]
     return bench, packet
 
 
-def tablebase(store_url: str) -> tuple[Bench, Outbox]:
+def tablebase(store_url: str, kqk: Bench) -> tuple[Bench, Outbox]:
     """iccf-postal: White claims a win by the tablebases."""
-    bench = kqk(store_url)
+    bench = kqk.copy(store_url)
     bench.send(WHITE, "claim win", on(3, 6), subject="[PX-1/1] claim")
     (packet,) = [r for r in bench.outbox(to=TD) if r.headers.get("X-Mailbot-Claim")]
     return bench, packet
@@ -121,14 +124,23 @@ def team(store_url: str) -> tuple[Bench, Outbox]:
     return bench, packet
 
 
+#: The packets of a game of their own, each made in the test's database
 PACKETS: dict[str, Callable[[str], tuple[Bench, Outbox]]] = {
     "overstep": overstep,
     "silence": silence,
-    "draw": draw,
-    "tablebase": tablebase,
     "complaint": complaint,
     "team": team,
 }
+#: The packets of the game :func:`kqk` played, each made in a copy of it
+PLAYED: dict[str, Callable[[str, Bench], tuple[Bench, Outbox]]] = {
+    "draw": draw,
+    "tablebase": tablebase,
+}
+#: Every packet; the played game's go to one test process, which plays it once
+KINDS = [
+    pytest.param(kind, marks=pytest.mark.xdist_group("held-kqk")) if kind in PLAYED else kind
+    for kind in ("overstep", "silence", "draw", "tablebase", "complaint", "team")
+]
 
 
 def ending(bench: Bench, packet: Outbox) -> tuple[str | None, int]:
@@ -155,14 +167,14 @@ WORDS: dict[str, tuple[str, dict[str, tuple[str | None, int]]]] = {
         "overstep": (None, 0), "silence": (None, 0), "draw": (None, 0),
         "tablebase": (None, 0), "complaint": (None, 5), "team": (None, 0),
     }),
-    "penalty": ("penalty black 5", {kind: (None, 5) for kind in PACKETS}),
-    "forfeit": ("forfeit black", {kind: ("1-0", 0) for kind in PACKETS}),
+    "penalty": ("penalty black 5", {kind: (None, 5) for kind in (*PACKETS, *PLAYED)}),
+    "forfeit": ("forfeit black", {kind: ("1-0", 0) for kind in (*PACKETS, *PLAYED)}),
     # e-mail play has one overstep (it loses); postal play a first one that does not
     "overstep": ("overstep black", {
         "overstep": ("1-0", 0), "silence": ("1-0", 0), "draw": (None, 0),
         "tablebase": (None, 0), "complaint": ("1-0", 0), "team": ("1-0", 0),
     }),
-    "result": ("result 1/2-1/2", {kind: ("1/2-1/2", 0) for kind in PACKETS}),
+    "result": ("result 1/2-1/2", {kind: ("1/2-1/2", 0) for kind in (*PACKETS, *PLAYED)}),
 }  # fmt: skip
 
 
@@ -180,13 +192,16 @@ def held_question(bench: Bench) -> Outbox:
     return asked
 
 
-@pytest.mark.parametrize("kind", PACKETS)
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("word", WORDS)
 @pytest.mark.slow
 def test_a_held_answer_to_a_packet_is_carried_out_on_its_game_when_confirmed(
-    store_url: str, made: list[Bench], kind: str, word: str
+    store_url: str, made: list[Bench], kind: str, word: str, request: pytest.FixtureRequest
 ) -> None:
-    bench, packet = PACKETS[kind](store_url)
+    if kind in PLAYED:
+        bench, packet = PLAYED[kind](store_url, request.getfixturevalue("kqk"))
+    else:
+        bench, packet = PACKETS[kind](store_url)
     made.append(bench)
     order, effects = WORDS[word]
     before = ending(bench, packet)
