@@ -68,6 +68,7 @@ from mailbot.store.models import (
     Tournament,
 )
 from mailbot.store.penalties import impose_penalty
+from mailbot.store.queries import is_director
 from mailbot.store.record import color_of, control_of, profile_of, tag_of
 
 
@@ -684,11 +685,17 @@ def _call_for_claims(desk: Office, g: Game, withdrawn: Player) -> None:
 
 
 def tournaments_of(session: Session, address: str) -> list[Tournament]:
-    """The tournaments ``address`` directs."""
+    """The tournaments ``address`` directs.
+
+    Most mail is from players: the directors' addresses are read first (once per
+    transaction, as every mail to a director alone asks them again), and only a
+    director's tournaments are loaded."""
     if not pending(session, Tournament):
         known = recent(session).directed.get(address)
         if known is not None:
             return list(known)
+    if not is_director(session, address):
+        return []
     with held_back(session, Tournament):
         return list(session.scalars(_DIRECTED_BY, {"address": address}).all())
 

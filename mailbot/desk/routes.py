@@ -20,6 +20,7 @@ import enum
 from collections.abc import Callable
 
 from sqlalchemy import select
+from sqlalchemy.orm import contains_eager, joinedload
 
 from mailbot.desk.deadlines import play_stops_at
 from mailbot.desk.handlers import answers, draw, move, orders, preferences, requests, resign, steps
@@ -145,8 +146,14 @@ def which_game(ctx: Context) -> tuple[Game | None, str | None]:
             recent(session).games.get((index, int(number)))
             or session.scalars(
                 select(Game)
-                .join(Tournament)
+                .join(Game.tournament)
                 .where(Tournament.index == index, Game.number == int(number))
+                # the tournament and both players in the same query: every move reads them
+                .options(
+                    contains_eager(Game.tournament),
+                    joinedload(Game.white),
+                    joinedload(Game.black),
+                )
             ).first()
         )
         return (g, None) if g is not None else (None, letter.game_tag)

@@ -418,7 +418,8 @@ def pgn_record(g: Game, end: game.GameEnd | None = None, lang: str = "") -> pgn.
         black_country=g.black.country,
         language=language,
         game_id=tag_of(g),
-        board=g.board if t.teams else None,
+        # a team event's board (its teams are read only for a game that has one)
+        board=g.board if g.board is not None and t.teams else None,
     )
 
 
