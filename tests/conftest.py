@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from compiledonce import compile_once
 
 # the SQLite engines of a test process compile each statement once, as the bot's one does
 from compiledsql import _one_sqlite_dialect  # noqa: F401 (an autouse fixture)
@@ -110,6 +111,12 @@ def pytest_configure(config: pytest.Config) -> None:
     ):
         os.environ["TMPDIR"] = str(ram)  # for the servers and the bot's processes too
         tempfile.tempdir = None  # gettempdir() looks again
+
+
+def pytest_xdist_setupnodes(config: pytest.Config) -> None:
+    """Before pytest-xdist starts its workers: the bot and the tests compiled once,
+    not by every worker at the same time (:mod:`compiledonce`)."""
+    compile_once(config)
 
 
 @pytest.fixture
