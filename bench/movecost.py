@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from backlog import database, random_line, tournament, written
 from deskbench import Bench
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 from sqlalchemy.engine import make_url
 
 from mailbot.desk.pipeline import Outcome
@@ -162,6 +162,10 @@ class Run:
     timed: dict[bool, list[float]] = dataclasses.field(
         default_factory=lambda: {True: [], False: []}
     )
+    #: the statements each timed move sent to the database, long games' and young ones'
+    statements: dict[bool, list[int]] = dataclasses.field(
+        default_factory=lambda: {True: [], False: []}
+    )
     stored: dict[int, int] = dataclasses.field(default_factory=dict)
     failures: list[str] = dataclasses.field(default_factory=list)
 
@@ -192,10 +196,19 @@ def play(bench: Bench, tables: list[Table], setup: list[Hour], timed: list[Hour]
     run.failures += mismatches(run.stored, played)
     if run.failures:
         return run
+    sent: list[str] = []
+
+    def count(*args: object) -> None:
+        sent.append("")
+
+    event.listen(bench.engine, "before_cursor_execute", count)
     for step, hour in enumerate(timed, len(setup) + 1):
         for place, (t, ply) in enumerate(hour):
+            before = len(sent)
             run.timed[t.long].append(receive(t, ply, step, place, len(hour)))
+            run.statements[t.long].append(len(sent) - before)
             played[t.number] = ply
+    event.remove(bench.engine, "before_cursor_execute", count)
     run.stored = moves_by_game(bench)
     run.failures += mismatches(run.stored, played)
     return run
@@ -301,6 +314,11 @@ def main(argv: list[str] | None = None) -> int:
         median_ratio = statistics.median(at_long) / statistics.median(at_young)
         print(f"ratio:            {mean_ratio:.2f} (means), {median_ratio:.2f} (medians)")
     expected = k * (plies + per_game) + n * (young + 1)
+    if at_long and at_young:
+        print(
+            f"statements:       {statistics.fmean(run.statements[True]):.1f} per move at ply "
+            f"{plies}, {statistics.fmean(run.statements[False]):.1f} at ply {young} (mean)"
+        )
     print(f"moves applied:    {sum(run.stored.values())} (expected {expected})")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS:         {peak:.0f} MiB (this process)")
