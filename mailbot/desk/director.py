@@ -689,13 +689,14 @@ def tournaments_of(session: Session, address: str) -> list[Tournament]:
 
     Most mail is from players: the directors' addresses are read first (once per
     transaction, as every mail to a director alone asks them again), and only a
-    director's tournaments are loaded."""
+    director's tournaments are loaded. With a tournament changed and not yet written,
+    the tournaments are read after it is."""
     if not pending(session, Tournament):
         known = recent(session).directed.get(address)
         if known is not None:
             return list(known)
-    if not is_director(session, address):
-        return []
+        if not is_director(session, address):
+            return []
     with held_back(session, Tournament):
         return list(session.scalars(_DIRECTED_BY, {"address": address}).all())
 
