@@ -12,9 +12,6 @@ pytest's own import hook does and writes them where that hook reads them.
 The rewriting uses pytest's assertion module (:mod:`_pytest.assertion.rewrite`),
 which pytest does not publish as an interface. Anything it does not find, or any
 error, only means the workers compile as before.
-
->>> cache_tag().endswith(".pyc")
-True
 """
 
 from __future__ import annotations
@@ -25,13 +22,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-
-def cache_tag() -> str:
-    """The ending of the files pytest's import hook writes for a rewritten module."""
-    from _pytest.assertion import rewrite
-
-    return str(rewrite.PYC_TAIL)
 
 
 def compile_once(config: pytest.Config) -> None:

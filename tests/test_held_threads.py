@@ -136,10 +136,12 @@ PLAYED: dict[str, Callable[[str, Bench], tuple[Bench, Outbox]]] = {
     "draw": draw,
     "tablebase": tablebase,
 }
+#: Every packet's name
+NAMES = (*PACKETS, *PLAYED)
 #: Every packet; the played game's go to one test process, which plays it once
 KINDS = [
     pytest.param(kind, marks=pytest.mark.xdist_group("held-kqk")) if kind in PLAYED else kind
-    for kind in ("overstep", "silence", "draw", "tablebase", "complaint", "team")
+    for kind in NAMES
 ]
 
 
@@ -167,14 +169,14 @@ WORDS: dict[str, tuple[str, dict[str, tuple[str | None, int]]]] = {
         "overstep": (None, 0), "silence": (None, 0), "draw": (None, 0),
         "tablebase": (None, 0), "complaint": (None, 5), "team": (None, 0),
     }),
-    "penalty": ("penalty black 5", {kind: (None, 5) for kind in (*PACKETS, *PLAYED)}),
-    "forfeit": ("forfeit black", {kind: ("1-0", 0) for kind in (*PACKETS, *PLAYED)}),
+    "penalty": ("penalty black 5", {kind: (None, 5) for kind in NAMES}),
+    "forfeit": ("forfeit black", {kind: ("1-0", 0) for kind in NAMES}),
     # e-mail play has one overstep (it loses); postal play a first one that does not
     "overstep": ("overstep black", {
         "overstep": ("1-0", 0), "silence": ("1-0", 0), "draw": (None, 0),
         "tablebase": (None, 0), "complaint": ("1-0", 0), "team": ("1-0", 0),
     }),
-    "result": ("result 1/2-1/2", {kind: ("1/2-1/2", 0) for kind in (*PACKETS, *PLAYED)}),
+    "result": ("result 1/2-1/2", {kind: ("1/2-1/2", 0) for kind in NAMES}),
 }  # fmt: skip
 
 
